@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BODY_TOO_LARGE, type HttpExchange, type HttpReply } from '../exchange.js';
+
+/** The exchange over node:http's request and response, which Express's extend. */
+export function nodeExchange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+  parsedBody: unknown,
+): HttpExchange {
+  return {
+    method: req.method ?? 'GET',
+    path,
+    query,
+    headers: req.headers,
+    header: (name) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    },
+    remoteAddress: req.socket.remoteAddress,
+    parsedBody,
+    readBody: (limit) => readBody(req, limit),
+    onClientGone: (listener) => {
+      res.once('close', () => {
+        if (!res.writableFinished) listener();
+      });
+    },
+  };
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string | typeof BODY_TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        // Keep reading only to discard: nothing past the limit is held in memory.
+        req.off('data', onData);
+        req.resume();
+        resolve(BODY_TOO_LARGE);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    });
+    req.once('error', reject);
+  });
+}
+
+export function writeReply(res: ServerResponse, reply: HttpReply): void {
+  if (res.headersSent || res.destroyed) return;
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, reply.headers);
+    res.end();
+    return;
+  }
+  reply.headers['content-length'] = String(Buffer.byteLength(reply.body));
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
+}
+
+export function splitUrl(url: string | undefined): { path: string; query: string } {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  return q < 0 ? { path: raw, query: '' } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
+}

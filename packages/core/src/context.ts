@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+
+/** Where a call came from, as far as the transport knows. */
+export interface CallOrigin {
+  readonly remoteAddress: string | undefined;
+  /** Request headers, lower-cased names. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/**
+ * What a handler gets beside its params. The signal and the child logger are made on
+ * first use: most calls never touch them, and making them costs more than the call.
+ */
+export interface CallContext {
+  /** From the `x-request-id` header when sent, else generated; echoed as a response header. */
+  readonly requestId: string;
+  readonly method: string;
+  /** A pino child logger bound to the request id and method. */
+  readonly log: Logger;
+  /** Fires when the client disconnects or the call's deadline passes. */
+  readonly signal: AbortSignal;
+  /** Epoch milliseconds after which the call is answered with -32052 whatever the handler does. */
+  readonly deadline: number;
+  readonly origin: CallOrigin;
+}

@@ -1,0 +1,35 @@
+/** CORS is on by default: browsers call routers from web pages. */
+export type CorsSetting = '*' | false | readonly string[];
+
+const ALLOW_METHODS = 'POST, OPTIONS';
+const DEFAULT_ALLOW_HEADERS = 'content-type, authorization, x-request-id, solana-client';
+
+export class Cors {
+  private readonly origins: ReadonlySet<string> | undefined;
+
+  constructor(private readonly setting: CorsSetting) {
+    this.origins = Array.isArray(setting) ? new Set(setting) : undefined;
+  }
+
+  /** Adds the headers for a response to `origin`; nothing when the origin is not allowed. */
+  apply(headers: Record<string, string>, origin: string | undefined): void {
+    if (this.setting === false || origin === undefined) return;
+    if (this.setting === '*') {
+      headers['access-control-allow-origin'] = '*';
+    } else if (this.origins?.has(origin)) {
+      headers['access-control-allow-origin'] = origin;
+      headers['vary'] = 'Origin';
+    } else {
+      return;
+    }
+    headers['access-control-expose-headers'] = 'x-request-id';
+  }
+
+  preflight(headers: Record<string, string>, origin: string | undefined, requested: string | undefined): void {
+    this.apply(headers, origin);
+    if (headers['access-control-allow-origin'] === undefined) return;
+    headers['access-control-allow-methods'] = ALLOW_METHODS;
+    headers['access-control-allow-headers'] = requested ?? DEFAULT_ALLOW_HEADERS;
+    headers['access-control-max-age'] = '600';
+  }
+}

@@ -1,0 +1,76 @@
+import type { AnyMethodDefinition, Schema } from './method.js';
+
+/** An OpenRPC 1.x document, as rpc.discover returns it. */
+export interface OpenRpcDocument {
+  openrpc: string;
+  info: { title: string; version: string };
+  methods: OpenRpcMethod[];
+}
+
+export interface OpenRpcContentDescriptor {
+  name: string;
+  required?: boolean;
+  schema: Schema;
+}
+
+export interface OpenRpcMethod {
+  name: string;
+  summary?: string;
+  description?: string;
+  paramStructure: 'by-position' | 'by-name' | 'either';
+  params: OpenRpcContentDescriptor[];
+  result: OpenRpcContentDescriptor;
+}
+
+type SchemaObject = Readonly<Record<string, unknown>>;
+const asObject = (s: Schema | undefined): SchemaObject | undefined =>
+  typeof s === 'object' && s !== null ? s : undefined;
+
+const camel = (text: string): string =>
+  text.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^./, (c) => c.toLowerCase());
+
+/**
+ * OpenRPC describes params one by one, where our schemas describe the whole `params`
+ * member: positional params come from `prefixItems`, named ones from `properties`.
+ */
+function describeParams(method: AnyMethodDefinition): Pick<OpenRpcMethod, 'params' | 'paramStructure'> {
+  const schema = asObject(method.params);
+  const items = schema?.prefixItems as readonly Schema[] | undefined;
+  if (Array.isArray(items)) {
+    const required = typeof schema?.minItems === 'number' ? schema.minItems : 0;
+    return {
+      paramStructure: 'by-position',
+      params: items.map((item: Schema, i: number) => ({
+        name: camel(String(asObject(item)?.title ?? `param ${i}`)),
+        required: i < required,
+        schema: item,
+      })),
+    };
+  }
+  const properties = schema?.properties as Readonly<Record<string, Schema>> | undefined;
+  if (schema?.type === 'object' && properties) {
+    const required = new Set((schema.required as readonly string[] | undefined) ?? []);
+    return {
+      paramStructure: 'by-name',
+      params: Object.entries(properties).map(([name, s]) => ({ name, required: required.has(name), schema: s })),
+    };
+  }
+  return { paramStructure: 'by-position', params: [] };
+}
+
+export function buildOpenRpcDocument(
+  info: { title: string; version: string },
+  methods: Iterable<AnyMethodDefinition>,
+): OpenRpcDocument {
+  const out: OpenRpcMethod[] = [];
+  for (const m of methods) {
+    out.push({
+      name: m.name,
+      ...(m.summary === undefined ? {} : { summary: m.summary }),
+      ...(m.description === undefined ? {} : { description: m.description }),
+      ...describeParams(m),
+      result: { name: `${m.name}Result`, schema: m.result ?? true },
+    });
+  }
+  return { openrpc: '1.2.6', info, methods: out };
+}

@@ -1,0 +1,236 @@
+import type { Logger } from 'pino';
+import { Call, type CallScope } from './call-context.js';
+import { ErrorCode } from './codes.js';
+import { errorJson, successJson, type EnvelopeStyle } from './envelope.js';
+import { RpcError, type RpcErrorObject } from './errors.js';
+import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
+import { hasUnechoableId, idJson } from './json.js';
+import type { AnyMethodDefinition } from './method.js';
+import { RawJson } from './raw-json.js';
+import { compileSchema, type Validator } from './validation.js';
+
+/** One call's outcome, for metrics and observers: code 0 is a success. */
+export interface CallEvent {
+  readonly requestId: string;
+  readonly method: string;
+  readonly code: number;
+  readonly durationMs: number;
+  readonly notification: boolean;
+}
+
+export interface DispatchTarget {
+  /** Set on a path-style endpoint: the body's method must equal it. */
+  readonly pathMethod: string | undefined;
+  readonly envelope: EnvelopeStyle;
+}
+
+interface CompiledMethod {
+  readonly definition: AnyMethodDefinition;
+  readonly validateParams: Validator | undefined;
+  readonly validateResult: Validator | undefined;
+  readonly emptyParams: () => unknown;
+}
+
+export interface DispatcherOptions {
+  readonly maxBatchLength: number;
+  readonly callDeadlineMs: number;
+  readonly validateResults: boolean;
+}
+
+const validateRequest = compileSchema<JsonrpcRequest>(jsonrpcRequestSchema);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** An id is echoed on an invalid request only when the id itself is valid. */
+function echoableId(call: unknown): string {
+  if (!isObject(call) || !Object.hasOwn(call, 'id')) return 'null';
+  const id = call.id;
+  const valid =
+    id === null || typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call));
+  return valid ? idJson(call, id) : 'null';
+}
+
+/**
+ * The transport-neutral heart: takes a parsed body, answers with the response text
+ * (undefined when nothing is owed: notifications only). It never throws: a handler's
+ * bug becomes -32603 here, and is logged with its stack, never returned.
+ */
+export class Dispatcher {
+  private readonly methods = new Map<string, CompiledMethod>();
+  private readonly listeners: ((e: CallEvent) => void)[] = [];
+
+  constructor(
+    methods: Iterable<AnyMethodDefinition>,
+    private readonly options: DispatcherOptions,
+    private readonly log: Logger,
+  ) {
+    for (const definition of methods) {
+      const objectParams =
+        typeof definition.params === 'object' && (definition.params as { type?: unknown }).type === 'object';
+      this.methods.set(definition.name, {
+        definition,
+        validateParams: definition.params === undefined ? undefined : compileSchema(definition.params),
+        validateResult: definition.result === undefined ? undefined : compileSchema(definition.result),
+        emptyParams: objectParams ? () => ({}) : () => [],
+      });
+    }
+  }
+
+  has(method: string): boolean {
+    return this.methods.has(method);
+  }
+
+  onCall(listener: (e: CallEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Answers a parsed body: a single call or a batch. */
+  async dispatch(body: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
+    if (!Array.isArray(body)) return this.call(body, target, scope);
+    if (body.length === 0) {
+      return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
+    }
+    if (body.length > this.options.maxBatchLength) {
+      return this.reject(
+        'null',
+        ErrorCode.INVALID_REQUEST,
+        scope,
+        `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
+      );
+    }
+    const answers = await Promise.all(body.map((call) => this.call(call, target, scope)));
+    const owed = answers.filter((a): a is string => a !== undefined);
+    return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
+  }
+
+  private reject(id: string, code: number, scope: CallScope, data: unknown, method = ''): string {
+    const error = new RpcError(code, undefined, data).toJSON();
+    this.finish(scope, method, code, 0, false);
+    return errorJson(id, error);
+  }
+
+  private async call(call: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
+    const started = performance.now();
+    if (!validateRequest(call)) {
+      const f = validateRequest.failure();
+      return this.reject(echoableId(call), ErrorCode.INVALID_REQUEST, scope, {
+        path: f.path,
+        rule: f.rule,
+        message: f.message,
+      });
+    }
+    if (hasUnechoableId(call)) {
+      return this.reject('null', ErrorCode.INVALID_REQUEST, scope, {
+        path: '/id',
+        rule: 'type',
+        message: 'a number id must be a plain integer',
+      });
+    }
+    const notification = !Object.hasOwn(call, 'id');
+    const id = notification ? 'null' : idJson(call, call.id);
+    const name = call.method;
+    let code = 0;
+    let answer: string;
+    try {
+      if (target.pathMethod !== undefined && name !== target.pathMethod) {
+        throw new RpcError(
+          ErrorCode.INVALID_REQUEST,
+          undefined,
+          `method "${name}" in the body does not match "${target.pathMethod}" in the path`,
+        );
+      }
+      const method = this.methods.get(name);
+      if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
+      const result = await this.invoke(method, call.params, scope, started);
+      const errorNull = target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true;
+      answer = successJson(id, result, errorNull && target.pathMethod !== undefined);
+    } catch (err) {
+      const error = this.toErrorObject(err, scope, name);
+      code = error.code;
+      answer = errorJson(id, error);
+    }
+    this.finish(scope, name, code, performance.now() - started, notification);
+    return notification ? undefined : answer;
+  }
+
+  private async invoke(method: CompiledMethod, rawParams: unknown, scope: CallScope, started: number): Promise<string> {
+    const { definition } = method;
+    const params = rawParams === undefined ? method.emptyParams() : rawParams;
+    if (method.validateParams && !method.validateParams(params)) {
+      const f = method.validateParams.failure('/params');
+      throw (
+        definition.paramsError?.(f) ??
+        RpcError.of(ErrorCode.INVALID_PARAMS, { path: f.path, rule: f.rule, message: f.message })
+      );
+    }
+    const ctx = new Call(scope, definition.name, Date.now() + this.options.callDeadlineMs);
+    let out = definition.handler(params as never, ctx);
+    if (out instanceof Promise) out = await this.withinDeadline(out, ctx, started);
+    const value = out instanceof RawJson ? (out.value as unknown) : out;
+    if (this.options.validateResults && method.validateResult && !method.validateResult(value)) {
+      const f = method.validateResult.failure('/result');
+      throw new ResultMismatch(definition.name, f.path, `${f.message} (${f.rule})`);
+    }
+    if (out instanceof RawJson) return out.json;
+    const json = JSON.stringify(value);
+    // JSON.stringify(undefined) is undefined; a handler that returns nothing answers null.
+    return json === undefined ? 'null' : json;
+  }
+
+  private withinDeadline<T>(pending: Promise<T>, ctx: Call, started: number): Promise<T> {
+    const remaining = Math.max(0, this.options.callDeadlineMs - (performance.now() - started));
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        ctx.expire();
+        reject(RpcError.of(ErrorCode.DEADLINE_EXCEEDED, { deadlineMs: this.options.callDeadlineMs }));
+      }, remaining);
+      pending.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private toErrorObject(err: unknown, scope: CallScope, method: string): RpcErrorObject {
+    if (err instanceof RpcError) return err.toJSON();
+    if (err instanceof ResultMismatch) {
+      scope.log.error(
+        { reqId: scope.requestId, method: err.method, path: err.path, rule: err.detail },
+        'result does not match its schema',
+      );
+    } else {
+      scope.log.error({ reqId: scope.requestId, method, err }, 'handler failed');
+    }
+    return RpcError.of(ErrorCode.INTERNAL_ERROR).toJSON();
+  }
+
+  private finish(scope: CallScope, method: string, code: number, durationMs: number, notification: boolean): void {
+    const ms = Math.round(durationMs * 1000) / 1000;
+    scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
+    if (this.listeners.length > 0) {
+      const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
+      for (const l of this.listeners) l(event);
+    }
+  }
+}
+
+class ResultMismatch extends Error {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`result of ${method} does not match its schema at ${path}: ${detail}`);
+  }
+}

@@ -1,0 +1,17 @@
+import type { RpcErrorObject } from './errors.js';
+
+/**
+ * How a success is written. The specification's path-style endpoints carry
+ * `"error": null` for some methods; JSON-RPC 2.0 (and so @solana/kit and web3.js,
+ * which throw on it) forbids `result` and `error` together, so the root never does.
+ */
+export type EnvelopeStyle = 'specification' | 'strict';
+
+// Responses are assembled from strings: the id may be source text that no JS value holds.
+export const successJson = (id: string, result: string, errorNull: boolean): string =>
+  errorNull
+    ? `{"jsonrpc":"2.0","id":${id},"result":${result},"error":null}`
+    : `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
+
+export const errorJson = (id: string, error: RpcErrorObject): string =>
+  `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}`;

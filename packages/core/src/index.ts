@@ -1,0 +1,33 @@
+export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
+export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
+export type { CallContext, CallOrigin } from './context.js';
+export { RawJson } from './raw-json.js';
+export {
+  defineMethod,
+  defineMethodFromSchemas,
+  type AnyMethodDefinition,
+  type MaybePromise,
+  type MethodDefinition,
+  type MethodHandler,
+  type Schema,
+} from './method.js';
+export { definePlugin, type Plugin, type PluginContext } from './plugin.js';
+export { compileSchema, validateOptions, type Validator } from './validation.js';
+export { createRpc, Rpc, type RpcOptions } from './rpc.js';
+export type { CallEvent, DispatchTarget } from './dispatcher.js';
+export type { EnvelopeStyle } from './envelope.js';
+export type { HttpExchange, HttpReply } from './exchange.js';
+export { BODY_TOO_LARGE } from './exchange.js';
+export type { MountOptions } from './http-handler.js';
+export { createLogger, REDACTED_PATHS, type LoggerOptions } from './logger.js';
+export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
+export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
+export { expressRpc } from './adapters/express.js';
+export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
+export {
+  coreOptionsSchema,
+  jsonrpcRequestSchema,
+  jsonrpcResponseSchema,
+  signatureSchema,
+  pubkeySchema,
+} from './generated/schemas.js';

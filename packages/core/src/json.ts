@@ -1,0 +1,50 @@
+import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
+
+/**
+ * Request ids are echoed byte for byte. JSON.parse turns 9007199254740993 into
+ * 9007199254740992, so for the rare body whose id is a number beyond 2^53 the id's
+ * source text is recovered with lossless-json and kept beside the request object.
+ * Every other body pays for one JSON.parse only.
+ */
+const sourceIds = new WeakMap<object, string>();
+
+const isUnsafeNumberId = (v: unknown): boolean =>
+  v !== null && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'number' &&
+  !Number.isSafeInteger((v as { id: number }).id);
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false };
+
+export function parseBody(text: string): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false };
+  }
+  const calls = Array.isArray(value) ? value : [value];
+  if (calls.some(isUnsafeNumberId)) keepSourceIds(text, calls);
+  return { ok: true, value };
+}
+
+function keepSourceIds(text: string, calls: unknown[]): void {
+  const exact = parseLossless(text) as unknown;
+  const exactCalls = Array.isArray(exact) ? exact : [exact];
+  calls.forEach((call, i) => {
+    if (!isUnsafeNumberId(call)) return;
+    const id = (exactCalls[i] as { id?: unknown } | undefined)?.id;
+    if (isLosslessNumber(id)) sourceIds.set(call as object, id.value);
+  });
+}
+
+/** The id's JSON text, as the client wrote it when JSON numbers could not hold it. */
+export function idJson(call: unknown, id: unknown): string {
+  const source = call !== null && typeof call === 'object' ? sourceIds.get(call) : undefined;
+  return source ?? JSON.stringify(id ?? null);
+}
+
+/** A number id beyond 2^53 written as anything but a plain integer (1e300, 1.5e20) cannot be echoed exactly. */
+export function hasUnechoableId(call: object): boolean {
+  const source = sourceIds.get(call);
+  if (source !== undefined) return !/^-?(0|[1-9][0-9]*)$/.test(source);
+  return isUnsafeNumberId(call);
+}

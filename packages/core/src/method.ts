@@ -1,0 +1,57 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { CallContext } from './context.js';
+import type { RpcError, ValidationFailure } from './errors.js';
+import type { RawJson } from './raw-json.js';
+
+/** A draft 2020-12 JSON Schema, as an object (inline or generated from `schemas/`). */
+export type Schema = Readonly<Record<string, unknown>> | boolean;
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export type MethodHandler<P, R> = (params: P, ctx: CallContext) => MaybePromise<R | RawJson<R>>;
+
+export interface MethodDefinition<P = unknown, R = unknown> {
+  readonly name: string;
+  readonly summary?: string;
+  readonly description?: string;
+  /** Schema of the whole `params` member; `undefined` params are validated as absent. Omit to accept any. */
+  readonly params?: Schema;
+  readonly result?: Schema;
+  /**
+   * Turns a params schema failure into the method's own error (e.g. Agave's texts).
+   * Return undefined to get the standard -32602 with the failing path and rule.
+   */
+  readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
+  /**
+   * On path-style endpoints with the specification's envelope, a success carries
+   * `"error": null` (the specification shows it for getSignatureStatuses).
+   */
+  readonly errorNullOnPathStyle?: boolean;
+  readonly handler: MethodHandler<P, R>;
+}
+
+/**
+ * A method of any params and result types. Params are contravariant, so `never` is the
+ * type every method's params accept; the dispatcher has validated them against the schema.
+ */
+export type AnyMethodDefinition = MethodDefinition<never, unknown>;
+
+/** A method whose types the caller states (used with types generated from `schemas/`). */
+export function defineMethod<P, R>(definition: MethodDefinition<P, R>): MethodDefinition<P, R> {
+  return definition;
+}
+
+/**
+ * A method whose params and result types follow from inline `as const` object schemas.
+ * json-schema-to-ts does not read 2020-12 `prefixItems`; for positional params use
+ * `defineMethod<P, R>` with generated or written types.
+ */
+export function defineMethodFromSchemas<const PS extends JSONSchema, const RS extends JSONSchema>(
+  definition: Omit<MethodDefinition, 'params' | 'result' | 'handler'> & {
+    readonly params: PS;
+    readonly result: RS;
+    readonly handler: MethodHandler<FromSchema<PS>, FromSchema<RS>>;
+  },
+): MethodDefinition<FromSchema<PS>, FromSchema<RS>> {
+  return definition as unknown as MethodDefinition<FromSchema<PS>, FromSchema<RS>>;
+}

@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import type { AnyMethodDefinition } from './method.js';
+
+export interface PluginContext {
+  /** A pino child logger bound to the plugin's name. */
+  readonly log: Logger;
+}
+
+/**
+ * A unit of methods and the background work they need. Like fastify-plugin, a plugin
+ * declares its name and the plugins it needs; the server refuses to build when one is
+ * missing or two methods share a name, so a mistake shows at start-up, not at a call.
+ */
+export interface Plugin {
+  readonly name: string;
+  readonly dependencies?: readonly string[];
+  readonly methods?: readonly AnyMethodDefinition[];
+  /** Starts background work (probes, file watchers). Awaited before the server listens. */
+  readonly start?: (ctx: PluginContext) => void | Promise<void>;
+  /** Stops background work and releases resources. Called in reverse start order. */
+  readonly stop?: () => void | Promise<void>;
+}
+
+export function definePlugin<T extends Plugin>(plugin: T): T {
+  return plugin;
+}

@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ApiKeys } from './api-keys.js';
+import { Cors } from './cors.js';
+import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
+import { Dispatcher, type CallEvent, type DispatchTarget } from './dispatcher.js';
+import type { HttpExchange, HttpReply } from './exchange.js';
+import { coreOptionsSchema, type CoreOptions } from './generated/schemas.js';
+import { HttpHandler, type MountOptions } from './http-handler.js';
+import { createLogger } from './logger.js';
+import { defineMethod, type AnyMethodDefinition } from './method.js';
+import { resolvePlugins } from './plugin-graph.js';
+import type { Plugin } from './plugin.js';
+import { RateLimit } from './rate-limit.js';
+import { RawJson } from './raw-json.js';
+import { validateOptions } from './validation.js';
+
+export interface RpcOptions extends CoreOptions {
+  readonly plugins?: readonly Plugin[];
+  /** Methods of the embedder's own, beside the plugins'. */
+  readonly methods?: readonly AnyMethodDefinition[];
+  readonly logger?: Logger;
+  /** A rate-limiter-flexible limiter to use instead of the in-memory one (e.g. RateLimiterRedis). */
+  readonly rateLimiter?: RateLimiterAbstract;
+}
+
+type ResolvedCoreOptions = Required<Pick<CoreOptions, 'cors' | 'apiKeys' | 'validateResults' | 'discovery'>> & {
+  limits: Required<NonNullable<CoreOptions['limits']>>;
+  info: Required<NonNullable<CoreOptions['info']>>;
+  rateLimit: CoreOptions['rateLimit'];
+};
+
+/**
+ * A built JSON-RPC service: plugins resolved, schemas compiled, nothing listening.
+ * Adapters (node:http, Express, others) give it requests through `target` and `handle`.
+ */
+export class Rpc {
+  readonly logger: Logger;
+  readonly options: ResolvedCoreOptions;
+  private readonly plugins: Plugin[];
+  private readonly methodList: AnyMethodDefinition[];
+  private readonly dispatcher: Dispatcher;
+  private readonly http: HttpHandler;
+  private readonly started: Plugin[] = [];
+  private document: OpenRpcDocument | undefined;
+
+  constructor(options: RpcOptions = {}) {
+    const { plugins = [], methods = [], logger, rateLimiter, ...json } = options;
+    this.options = validateOptions<ResolvedCoreOptions>(coreOptionsSchema, json, 'rollup-router core options');
+    this.logger = logger ?? createLogger();
+    const resolved = resolvePlugins(plugins, this.options.discovery ? [...methods, this.discoverMethod()] : methods);
+    this.plugins = resolved.ordered;
+    this.methodList = resolved.methods;
+    const { limits, rateLimit } = this.options;
+    this.dispatcher = new Dispatcher(
+      this.methodList,
+      {
+        maxBatchLength: limits.maxBatchLength,
+        callDeadlineMs: limits.callDeadlineMs,
+        validateResults: this.options.validateResults,
+      },
+      this.logger,
+    );
+    const trustProxy = rateLimit !== false && rateLimit !== undefined && rateLimit.trustProxy === true;
+    this.http = new HttpHandler(
+      this.dispatcher,
+      {
+        maxBodyBytes: limits.maxBodyBytes,
+        cors: new Cors(this.options.cors as '*' | false | string[]),
+        apiKeys: new ApiKeys(this.options.apiKeys),
+        rateLimit: rateLimiter
+          ? new RateLimit(rateLimiter, trustProxy)
+          : rateLimit
+            ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds, trustProxy)
+            : undefined,
+      },
+      this.logger,
+    );
+  }
+
+  /** Names of every method served, in registration order. */
+  get methodNames(): string[] {
+    return this.methodList.map((m) => m.name);
+  }
+
+  /** Starts the plugins' background work, dependencies first; on a failure stops what started and rethrows. */
+  async start(): Promise<void> {
+    for (const plugin of this.plugins) {
+      try {
+        await plugin.start?.({ log: this.logger.child({ plugin: plugin.name }) });
+      } catch (err) {
+        await this.stop();
+        throw err;
+      }
+      this.started.push(plugin);
+    }
+  }
+
+  /** Stops the plugins in reverse start order; one failing to stop does not keep the others running. */
+  async stop(): Promise<void> {
+    while (this.started.length > 0) {
+      const plugin = this.started.pop()!;
+      try {
+        await plugin.stop?.();
+      } catch (err) {
+        this.logger.error({ err, plugin: plugin.name }, 'plugin failed to stop');
+      }
+    }
+  }
+
+  /** Refuses new calls from now on (they get 503 -32053); calls under way finish. */
+  drain(): void {
+    this.http.drain();
+  }
+
+  /** Which endpoint a path below the mount is, or undefined when it is none of ours. */
+  target(path: string, mount: MountOptions = {}): DispatchTarget | undefined {
+    return this.http.target(path, mount);
+  }
+
+  /** Answers one HTTP request. Never rejects: failures are JSON-RPC errors. */
+  handle(exchange: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+    return this.http.handle(exchange, target).catch((err: unknown) => {
+      this.logger.error({ err }, 'request failed outside any call');
+      return {
+        status: 500,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+      };
+    });
+  }
+
+  /** Observes every call's outcome (metrics). Returns a function that stops observing. */
+  onCall(listener: (event: CallEvent) => void): () => void {
+    return this.dispatcher.onCall(listener);
+  }
+
+  /** The OpenRPC document of every served method, generated from their schemas. */
+  discover(): OpenRpcDocument {
+    return (this.document ??= buildOpenRpcDocument(
+      this.options.info,
+      this.methodList.filter((m) => m.name !== 'rpc.discover'),
+    ));
+  }
+
+  private discoverMethod(): AnyMethodDefinition {
+    let cached: RawJson<OpenRpcDocument> | undefined;
+    return defineMethod<unknown, OpenRpcDocument>({
+      name: 'rpc.discover',
+      summary: 'Returns the OpenRPC document of this service.',
+      params: { type: 'array', maxItems: 0 },
+      handler: () => (cached ??= RawJson.of(this.discover())),
+    }) as AnyMethodDefinition;
+  }
+}
+
+export function createRpc(options: RpcOptions = {}): Rpc {
+  return new Rpc(options);
+}

@@ -1,0 +1,95 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import bs58 from 'bs58';
+import type { ValidationFailure } from './errors.js';
+import type { Schema } from './method.js';
+
+// ajv-formats is CommonJS with its function on `default` when imported from ESM.
+const addFormats = addFormatsModule.default;
+
+/**
+ * One ajv for the process. `useDefaults` fills option defaults from the schema, so
+ * defaults live in the schema and nowhere else.
+ */
+const ajv = new Ajv2020({ allErrors: false, strict: true, strictTuples: false, useDefaults: true, allowUnionTypes: true });
+addFormats(ajv);
+
+/**
+ * `base58Bytes: N` - base58 text that decodes to exactly N bytes (Solana public keys are
+ * 32, signatures 64). Fails with `reason: "Invalid"` for text that is not base58 and
+ * `"WrongSize"` for the wrong length: Agave's two error texts.
+ */
+ajv.addKeyword({
+  keyword: 'base58Bytes',
+  type: 'string',
+  schemaType: 'number',
+  errors: true,
+  validate: function base58Bytes(
+    this: unknown,
+    size: number,
+    data: string,
+  ): boolean {
+    const self = base58Bytes as unknown as { errors: Partial<ErrorObject>[] };
+    // A 64-byte value is at most 88 base58 characters; longer text cannot be right and is not decoded.
+    const decoded = data.length <= Math.ceil(size * 1.37) + 1 ? bs58.decodeUnsafe(data) : undefined;
+    if (decoded === undefined && !/^[1-9A-HJ-NP-Za-km-z]*$/.test(data)) {
+      self.errors = [{ keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } }];
+      return false;
+    }
+    if (decoded === undefined || decoded.length !== size) {
+      self.errors = [
+        { keyword: 'base58Bytes', message: `must decode to ${size} bytes`, params: { reason: 'WrongSize', size } },
+      ];
+      return false;
+    }
+    return true;
+  },
+});
+
+export interface Validator<T = unknown> {
+  (value: unknown): value is T;
+  /** The first failure of the last call, with `base` prefixed to its path. */
+  failure(base?: string): ValidationFailure;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Compiles a schema once per schema object; calling again with the same object returns
+ * the same validator, so plugins built twice do not compile twice.
+ */
+export function compileSchema<T = unknown>(schema: Schema): Validator<T> {
+  const key = typeof schema === 'boolean' ? (schema ? TRUE : FALSE) : schema;
+  let fn = compiled.get(key);
+  if (!fn) {
+    fn = ajv.compile(schema as object | boolean);
+    compiled.set(key, fn);
+  }
+  const validate = fn;
+  const v = ((value: unknown) => validate(value)) as Validator<T>;
+  v.failure = (base = '') => toFailure(validate.errors?.[0], base);
+  return v;
+}
+const TRUE = {};
+const FALSE = {};
+
+export function toFailure(e: ErrorObject | undefined, base = ''): ValidationFailure {
+  if (!e) return { path: base || '/', rule: 'unknown', message: 'is invalid', params: {} };
+  const params = { ...(e.params as Record<string, unknown>) };
+  let path = base + e.instancePath;
+  // For a missing or unexpected member, point at the member itself, not its parent.
+  if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
+  if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
+  return { path: path || '/', rule: e.keyword, message: e.message ?? 'is invalid', params };
+}
+
+/** Validates options against their schema (filling defaults) or throws naming the key and rule. */
+export function validateOptions<T>(schema: Schema, options: unknown, what: string): T {
+  const v = compileSchema<T>(schema);
+  const copy = options === undefined ? {} : structuredClone(options);
+  if (!v(copy)) {
+    const f = v.failure();
+    throw new TypeError(`${what}: ${f.path} ${f.message} (${f.rule})`);
+  }
+  return copy;
+}
