@@ -108,6 +108,11 @@ export class Dispatcher {
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
 
+  /** The answer to a body that is not JSON; logged and observed like any call. */
+  unparsable(scope: CallScope): string {
+    return this.reject('null', ErrorCode.PARSE_ERROR, scope, undefined);
+  }
+
   private reject(id: string, code: number, scope: CallScope, data: unknown, method = ''): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, method, code, 0, false);

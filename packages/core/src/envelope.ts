@@ -7,11 +7,13 @@ import type { RpcErrorObject } from './errors.js';
  */
 export type EnvelopeStyle = 'specification' | 'strict';
 
-// Responses are assembled from strings: the id may be source text that no JS value holds.
+// Member order is Agave's (`jsonrpc`, `result`|`error`, `id`), which the wire contract
+// quotes byte for byte. Responses are assembled from strings because the id may be
+// source text that no JS value holds.
 export const successJson = (id: string, result: string, errorNull: boolean): string =>
   errorNull
-    ? `{"jsonrpc":"2.0","id":${id},"result":${result},"error":null}`
-    : `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
+    ? `{"jsonrpc":"2.0","result":${result},"error":null,"id":${id}}`
+    : `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
 
 export const errorJson = (id: string, error: RpcErrorObject): string =>
-  `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}`;
+  `{"jsonrpc":"2.0","error":${JSON.stringify(error)},"id":${id}}`;

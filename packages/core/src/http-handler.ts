@@ -87,6 +87,12 @@ export class HttpHandler {
       return fail(401, headers, ErrorCode.UNAUTHORIZED);
     }
 
+    const scope: CallScope = {
+      requestId,
+      origin: { remoteAddress: ex.remoteAddress, headers: ex.headers },
+      log: this.log,
+      onClientGone: (listener) => ex.onClientGone(listener),
+    };
     let body = ex.parsedBody;
     if (body === undefined) {
       const declared = Number(ex.header('content-length'));
@@ -96,10 +102,7 @@ export class HttpHandler {
         return fail(413, headers, ErrorCode.INVALID_REQUEST, `body is over the limit of ${this.policy.maxBodyBytes} bytes`);
       }
       const parsed = parseBody(text);
-      if (!parsed.ok) {
-        this.log.info({ reqId: requestId, method: '', ms: 0, code: ErrorCode.PARSE_ERROR }, 'call');
-        return json(200, headers, errorJson('null', RpcError.of(ErrorCode.PARSE_ERROR).toJSON()));
-      }
+      if (!parsed.ok) return json(200, headers, this.dispatcher.unparsable(scope));
       body = parsed.value;
     }
 
@@ -111,12 +114,6 @@ export class HttpHandler {
       }
     }
 
-    const scope: CallScope = {
-      requestId,
-      origin: { remoteAddress: ex.remoteAddress, headers: ex.headers },
-      log: this.log,
-      onClientGone: (listener) => ex.onClientGone(listener),
-    };
     const answer = await this.dispatcher.dispatch(body, target, scope);
     return answer === undefined ? { status: 204, headers, body: undefined } : json(200, headers, answer);
   }

@@ -125,7 +125,7 @@ export class Rpc {
       return {
         status: 500,
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+        body: '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}',
       };
     });
   }

@@ -10,7 +10,7 @@ export interface NodeListenerOptions extends MountOptions {
   readonly fallback?: RequestListener;
 }
 
-const NOT_FOUND = '{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}';
+const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
 
 /**
  * The fastest path the core offers: straight on node:http, with none of Express's
