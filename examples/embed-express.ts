@@ -15,7 +15,7 @@ const getGreeting = defineMethodFromSchemas({
   },
   result: { type: 'string' },
   // `name` is typed string: the type follows from the params schema.
-  handler: ({ name }) => `Hello, ${name}!`,
+  handler: ({ name }): string => `Hello, ${name}!`,
 });
 
 const rpc = createRpc({

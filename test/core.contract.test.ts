@@ -23,7 +23,12 @@ function buildRpc(log = memoryLog()): Rpc {
       // Shaped like getSignatureStatuses: the specification shows "error": null on its success.
       defineMethod<[string[]], { value: string[] }>({
         name: 'withErrorNull',
-        params: { type: 'array', prefixItems: [{ type: 'array', items: { type: 'string' } }], minItems: 1, maxItems: 1 },
+        params: {
+          type: 'array',
+          prefixItems: [{ type: 'array', items: { type: 'string' } }],
+          minItems: 1,
+          maxItems: 1,
+        },
         errorNullOnPathStyle: true,
         handler: ([xs]) => ({ value: xs }),
       }),
@@ -91,18 +96,27 @@ for (const adapter of adapters) {
         expect(r.text).to.equal('{"jsonrpc":"2.0","result":[1,2],"id":1}');
       });
       it('root success is strict JSON-RPC: no error key at all', async () => {
-        const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a"]]}');
+        const r = await post(
+          `${server.url}/`,
+          '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a"]]}',
+        );
         expect(r.text).to.equal('{"jsonrpc":"2.0","result":{"value":["a"]},"id":1}');
       });
       it('path-style: a body method other than the path is -32600 naming both', async () => {
-        const r = await post(`${server.url}/noErrorKey`, '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a"]]}');
+        const r = await post(
+          `${server.url}/noErrorKey`,
+          '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a"]]}',
+        );
         const body = JSON.parse(r.text);
         expect(body.error.code).to.equal(-32600);
         expect(body.error.data).to.include('withErrorNull').and.include('noErrorKey');
         expect(body.id).to.equal(1);
       });
       it('a path that names no method is not an RPC endpoint', async () => {
-        const r = await post(`${server.url}/noSuchMethod`, '{"jsonrpc":"2.0","id":1,"method":"noSuchMethod"}');
+        const r = await post(
+          `${server.url}/noSuchMethod`,
+          '{"jsonrpc":"2.0","id":1,"method":"noSuchMethod"}',
+        );
         expect(r.status).to.equal(404);
       });
     });
@@ -125,7 +139,15 @@ for (const adapter of adapters) {
           });
         }
 
-        for (const id of ['7', '"abc-123"', '""', 'null', '-1', '9007199254740993', '-123456789012345678901234567890']) {
+        for (const id of [
+          '7',
+          '"abc-123"',
+          '""',
+          'null',
+          '-1',
+          '9007199254740993',
+          '-123456789012345678901234567890',
+        ]) {
           it(`id ${id} is echoed unchanged with its type`, async () => {
             const r = await call(`{"jsonrpc":"2.0","id":${id},"method":"noErrorKey"}`);
             expect(r.text).to.equal(`{"jsonrpc":"2.0","result":[1,2],"id":${id}}`);
@@ -164,7 +186,9 @@ for (const adapter of adapters) {
         });
 
         it('a batch of only notifications gets 204 and no body', async () => {
-          const r = await call('[{"jsonrpc":"2.0","method":"noErrorKey"},{"jsonrpc":"2.0","method":"noErrorKey"}]');
+          const r = await call(
+            '[{"jsonrpc":"2.0","method":"noErrorKey"},{"jsonrpc":"2.0","method":"noErrorKey"}]',
+          );
           expect(r.status).to.equal(204);
           expect(r.text).to.equal('');
         });
@@ -179,7 +203,9 @@ for (const adapter of adapters) {
         });
 
         it('unknown top-level members are -32600 naming the member', async () => {
-          const body = JSON.parse((await call('{"jsonrpc":"2.0","id":1,"method":"noErrorKey","extra":1}')).text);
+          const body = JSON.parse(
+            (await call('{"jsonrpc":"2.0","id":1,"method":"noErrorKey","extra":1}')).text,
+          );
           expect(body.error.code).to.equal(-32600);
           expect(body.error.data).to.include({ path: '/extra', rule: 'additionalProperties' });
         });
@@ -205,7 +231,11 @@ for (const adapter of adapters) {
           }
         });
 
-        for (const ct of ['application/json; charset=utf-8', 'APPLICATION/JSON', 'Application/Json;charset=UTF-8']) {
+        for (const ct of [
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'Application/Json;charset=UTF-8',
+        ]) {
           it(`content type "${ct}" is accepted`, async () => {
             const r = await post(url(), ok, { 'content-type': ct });
             expect(r.text).to.equal('{"jsonrpc":"2.0","result":[1,2],"id":1}');
@@ -231,11 +261,16 @@ for (const adapter of adapters) {
         }
 
         it('OPTIONS answers the CORS pre-flight', async () => {
-          const r = await post(url(), '', {
-            origin: 'https://app.example',
-            'access-control-request-method': 'POST',
-            'access-control-request-headers': 'content-type, solana-client',
-          }, 'OPTIONS');
+          const r = await post(
+            url(),
+            '',
+            {
+              origin: 'https://app.example',
+              'access-control-request-method': 'POST',
+              'access-control-request-headers': 'content-type, solana-client',
+            },
+            'OPTIONS',
+          );
           expect(r.status).to.equal(204);
           expect(r.headers['access-control-allow-origin']).to.equal('*');
           expect(r.headers['access-control-allow-methods']).to.include('POST');
@@ -248,7 +283,10 @@ for (const adapter of adapters) {
         });
 
         it('a body over the size limit is HTTP 413 with -32600 and id null', async () => {
-          const r = await post(url(), `{"jsonrpc":"2.0","id":1,"method":"noErrorKey","params":["${'x'.repeat(5000)}"]}`);
+          const r = await post(
+            url(),
+            `{"jsonrpc":"2.0","id":1,"method":"noErrorKey","params":["${'x'.repeat(5000)}"]}`,
+          );
           expect(r.status).to.equal(413);
           const body = JSON.parse(r.text);
           expect([body.error.code, body.id]).to.deep.equal([-32600, null]);
@@ -258,7 +296,9 @@ for (const adapter of adapters) {
           for (const bad of ['{"jsonrpc":"2.0","id":1,"method":', `${ok}xyz`, '']) {
             const r = await post(url(), bad);
             expect(r.status).to.equal(200);
-            expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}');
+            expect(r.text).to.equal(
+              '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}',
+            );
           }
         });
 
@@ -276,11 +316,19 @@ for (const adapter of adapters) {
     describe('error codes table', () => {
       it('-32601 Method not found (root)', async () => {
         const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"noSuchMethod"}');
-        expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}');
+        expect(r.text).to.equal(
+          '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}',
+        );
       });
-      for (const [style, p] of [['root', '/'], ['path-style', '/withErrorNull']] as const) {
+      for (const [style, p] of [
+        ['root', '/'],
+        ['path-style', '/withErrorNull'],
+      ] as const) {
         it(`-32602 Invalid params with the failing path and rule (${style})`, async () => {
-          const r = await post(server.url + p, '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a",5]]}');
+          const r = await post(
+            server.url + p,
+            '{"jsonrpc":"2.0","id":1,"method":"withErrorNull","params":[["a",5]]}',
+          );
           expect(JSON.parse(r.text).error).to.deep.equal({
             code: -32602,
             message: 'Invalid params',
@@ -290,7 +338,10 @@ for (const adapter of adapters) {
         it(`-32602 for params a method does not take (${style})`, async () => {
           const path = p === '/' ? '/' : '/noErrorKey';
           for (const params of ['["x"]', '{}', 'null', '"s"']) {
-            const r = await post(server.url + path, `{"jsonrpc":"2.0","id":1,"method":"noErrorKey","params":${params}}`);
+            const r = await post(
+              server.url + path,
+              `{"jsonrpc":"2.0","id":1,"method":"noErrorKey","params":${params}}`,
+            );
             expect(JSON.parse(r.text).error.code, params).to.equal(-32602);
           }
         });
@@ -300,14 +351,20 @@ for (const adapter of adapters) {
           ...JSON_CT,
           'x-request-id': 'bug-1',
         });
-        expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}');
+        expect(r.text).to.equal(
+          '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}',
+        );
         const logged = log.lines().find((l) => l.reqId === 'bug-1' && l.msg === 'handler failed');
-        expect(logged, 'error line').to.exist;
+        expect(logged, 'error line').to.not.equal(undefined);
         expect(JSON.stringify(logged)).to.include('secret detail').and.include('stack');
       });
       it('an RpcError thrown on purpose reaches the caller as is', async () => {
         const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"refuses"}');
-        expect(JSON.parse(r.text).error).to.deep.equal({ code: -32099, message: 'custom refusal', data: { why: 'test' } });
+        expect(JSON.parse(r.text).error).to.deep.equal({
+          code: -32099,
+          message: 'custom refusal',
+          data: { why: 'test' },
+        });
       });
       it('-32052 when a call passes its deadline', async () => {
         const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"slow"}');

@@ -13,7 +13,13 @@ describe('mounted in an existing Express 5 app', () => {
     const rpc = createRpc({
       logger: createLogger({ level: 'silent' }),
       limits: { maxBodyBytes: 2048 },
-      methods: [defineMethod<[number], number>({ name: 'double', params: { type: 'array' }, handler: ([n]) => n * 2 })],
+      methods: [
+        defineMethod<[number], number>({
+          name: 'double',
+          params: { type: 'array' },
+          handler: ([n]) => n * 2,
+        }),
+      ],
     });
     const app = express();
     app.set('json spaces', 2); // a host setting the router must not change
@@ -36,7 +42,10 @@ describe('mounted in an existing Express 5 app', () => {
   it('answers calls on the mount, using the body the host already parsed', async () => {
     const root = await post(`${server.url}/rpc`, '{"jsonrpc":"2.0","id":1,"method":"double","params":[21]}');
     expect(root.text).to.equal('{"jsonrpc":"2.0","result":42,"id":1}');
-    const path = await post(`${server.url}/rpc/double`, '{"jsonrpc":"2.0","id":2,"method":"double","params":[2]}');
+    const path = await post(
+      `${server.url}/rpc/double`,
+      '{"jsonrpc":"2.0","id":2,"method":"double","params":[2]}',
+    );
     expect(path.text).to.equal('{"jsonrpc":"2.0","result":4,"id":2}');
   });
 
@@ -58,7 +67,10 @@ describe('mounted in an existing Express 5 app', () => {
     const r = await post(`${server.url}/rpc`, '{"jsonrpc":');
     expect(r.status).to.equal(200);
     expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}');
-    const big = await post(`${server.url}/rpc`, `{"jsonrpc":"2.0","id":1,"method":"double","params":["${'x'.repeat(3000)}"]}`);
+    const big = await post(
+      `${server.url}/rpc`,
+      `{"jsonrpc":"2.0","id":1,"method":"double","params":["${'x'.repeat(3000)}"]}`,
+    );
     expect(big.status).to.equal(413);
     expect(JSON.parse(big.text).error.code).to.equal(-32600);
     expect(hostErrors).to.have.length(0);
@@ -73,7 +85,10 @@ describe('mounted in an existing Express 5 app', () => {
 
   it('a handler bug is -32603 to the caller and never reaches the host', async () => {
     hostErrors.length = 0;
-    const r = await post(`${server.url}/rpc`, '{"jsonrpc":"2.0","id":1,"method":"double","params":[1, 2, {"toString": 1}]}');
+    const r = await post(
+      `${server.url}/rpc`,
+      '{"jsonrpc":"2.0","id":1,"method":"double","params":[1, 2, {"toString": 1}]}',
+    );
     expect(JSON.parse(r.text).result).to.equal(2);
     expect(hostErrors).to.have.length(0);
   });
@@ -87,9 +102,15 @@ describe('examples/embed-express.ts', () => {
   after(() => app.stop());
 
   it('serves the custom method beside the host routes, typed and validated by its schema', async () => {
-    const ok = await post(`${app.url}/rpc`, '{"jsonrpc":"2.0","id":1,"method":"getGreeting","params":{"name":"Ada"}}');
+    const ok = await post(
+      `${app.url}/rpc`,
+      '{"jsonrpc":"2.0","id":1,"method":"getGreeting","params":{"name":"Ada"}}',
+    );
     expect(ok.text).to.equal('{"jsonrpc":"2.0","result":"Hello, Ada!","id":1}');
-    const bad = await post(`${app.url}/rpc/getGreeting`, '{"jsonrpc":"2.0","id":1,"method":"getGreeting","params":{}}');
+    const bad = await post(
+      `${app.url}/rpc/getGreeting`,
+      '{"jsonrpc":"2.0","id":1,"method":"getGreeting","params":{}}',
+    );
     expect(JSON.parse(bad.text).error).to.deep.equal({
       code: -32602,
       message: 'Invalid params',

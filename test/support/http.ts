@@ -70,7 +70,11 @@ export function memoryLog(): { stream: Writable; lines: () => Record<string, unk
 }
 
 /** Polls until `check` holds, for conditions that become true in the background. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, tries = 200): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  tries = 200,
+): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));

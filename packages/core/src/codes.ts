@@ -55,7 +55,7 @@ export const ErrorInfo: Record<ErrorCodeValue, { message: string; httpStatus: nu
   [ErrorCode.DEADLINE_EXCEEDED]: {
     message: 'Deadline exceeded',
     httpStatus: 200,
-    when: "the call did not finish within the configured per-call deadline",
+    when: 'the call did not finish within the configured per-call deadline',
   },
   [ErrorCode.SHUTTING_DOWN]: {
     message: 'Server is shutting down',

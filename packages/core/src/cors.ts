@@ -25,7 +25,11 @@ export class Cors {
     headers['access-control-expose-headers'] = 'x-request-id';
   }
 
-  preflight(headers: Record<string, string>, origin: string | undefined, requested: string | undefined): void {
+  preflight(
+    headers: Record<string, string>,
+    origin: string | undefined,
+    requested: string | undefined,
+  ): void {
     this.apply(headers, origin);
     if (headers['access-control-allow-origin'] === undefined) return;
     headers['access-control-allow-methods'] = ALLOW_METHODS;

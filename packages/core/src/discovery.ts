@@ -27,7 +27,9 @@ const asObject = (s: Schema | undefined): SchemaObject | undefined =>
   typeof s === 'object' && s !== null ? s : undefined;
 
 const camel = (text: string): string =>
-  text.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^./, (c) => c.toLowerCase());
+  text
+    .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))
+    .replace(/^./, (c) => c.toLowerCase());
 
 /**
  * OpenRPC describes params one by one, where our schemas describe the whole `params`
@@ -52,7 +54,11 @@ function describeParams(method: AnyMethodDefinition): Pick<OpenRpcMethod, 'param
     const required = new Set((schema.required as readonly string[] | undefined) ?? []);
     return {
       paramStructure: 'by-name',
-      params: Object.entries(properties).map(([name, s]) => ({ name, required: required.has(name), schema: s })),
+      params: Object.entries(properties).map(([name, s]) => ({
+        name,
+        required: required.has(name),
+        schema: s,
+      })),
     };
   }
   return { paramStructure: 'by-position', params: [] };

@@ -47,7 +47,9 @@ function echoableId(call: unknown): string {
   if (!isObject(call) || !Object.hasOwn(call, 'id')) return 'null';
   const id = call.id;
   const valid =
-    id === null || typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call));
+    id === null ||
+    typeof id === 'string' ||
+    (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call));
   return valid ? idJson(call, id) : 'null';
 }
 
@@ -152,7 +154,8 @@ export class Dispatcher {
       const method = this.methods.get(name);
       if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
       const result = await this.invoke(method, call.params, scope, started);
-      const errorNull = target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true;
+      const errorNull =
+        target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true;
       answer = successJson(id, result, errorNull && target.pathMethod !== undefined);
     } catch (err) {
       const error = this.toErrorObject(err, scope, name);
@@ -163,7 +166,12 @@ export class Dispatcher {
     return notification ? undefined : answer;
   }
 
-  private async invoke(method: CompiledMethod, rawParams: unknown, scope: CallScope, started: number): Promise<string> {
+  private async invoke(
+    method: CompiledMethod,
+    rawParams: unknown,
+    scope: CallScope,
+    started: number,
+  ): Promise<string> {
     const { definition } = method;
     const params = rawParams === undefined ? method.emptyParams() : rawParams;
     if (method.validateParams && !method.validateParams(params)) {
@@ -220,7 +228,13 @@ export class Dispatcher {
     return RpcError.of(ErrorCode.INTERNAL_ERROR).toJSON();
   }
 
-  private finish(scope: CallScope, method: string, code: number, durationMs: number, notification: boolean): void {
+  private finish(
+    scope: CallScope,
+    method: string,
+    code: number,
+    durationMs: number,
+    notification: boolean,
+  ): void {
     const ms = Math.round(durationMs * 1000) / 1000;
     scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
     if (this.listeners.length > 0) {

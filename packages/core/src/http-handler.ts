@@ -63,7 +63,10 @@ export class HttpHandler {
 
   async handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
     const requestId = requestIdOf(ex.header('x-request-id'));
-    const headers: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+    const headers: Record<string, string> = {
+      'x-request-id': requestId,
+      'x-content-type-options': 'nosniff',
+    };
     const origin = ex.header('origin');
     if (ex.method === 'OPTIONS') {
       this.policy.cors.preflight(headers, origin, ex.header('access-control-request-headers'));
@@ -72,7 +75,12 @@ export class HttpHandler {
     this.policy.cors.apply(headers, origin);
     if (ex.method !== 'POST') {
       headers['allow'] = ALLOW;
-      return fail(405, headers, ErrorCode.INVALID_REQUEST, `HTTP method ${ex.method} is not allowed; use POST`);
+      return fail(
+        405,
+        headers,
+        ErrorCode.INVALID_REQUEST,
+        `HTTP method ${ex.method} is not allowed; use POST`,
+      );
     }
     if (this.draining.value) {
       headers['connection'] = 'close';
@@ -96,10 +104,16 @@ export class HttpHandler {
     let body = ex.parsedBody;
     if (body === undefined) {
       const declared = Number(ex.header('content-length'));
-      const text = declared > this.policy.maxBodyBytes ? BODY_TOO_LARGE : await ex.readBody(this.policy.maxBodyBytes);
+      const text =
+        declared > this.policy.maxBodyBytes ? BODY_TOO_LARGE : await ex.readBody(this.policy.maxBodyBytes);
       if (text === BODY_TOO_LARGE) {
         headers['connection'] = 'close';
-        return fail(413, headers, ErrorCode.INVALID_REQUEST, `body is over the limit of ${this.policy.maxBodyBytes} bytes`);
+        return fail(
+          413,
+          headers,
+          ErrorCode.INVALID_REQUEST,
+          `body is over the limit of ${this.policy.maxBodyBytes} bytes`,
+        );
       }
       const parsed = parseBody(text);
       if (!parsed.ok) return json(200, headers, this.dispatcher.unparsable(scope));
@@ -147,6 +161,11 @@ function json(status: number, headers: Record<string, string>, body: string): Ht
   return { status, headers, body };
 }
 
-function fail(status: number, headers: Record<string, string>, code: ErrorCodeValue, data?: unknown): HttpReply {
+function fail(
+  status: number,
+  headers: Record<string, string>,
+  code: ErrorCodeValue,
+  data?: unknown,
+): HttpReply {
   return json(status, headers, errorJson('null', RpcError.of(code, data).toJSON()));
 }

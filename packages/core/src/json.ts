@@ -9,7 +9,9 @@ import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
 const sourceIds = new WeakMap<object, string>();
 
 const isUnsafeNumberId = (v: unknown): boolean =>
-  v !== null && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'number' &&
+  v !== null &&
+  typeof v === 'object' &&
+  typeof (v as { id?: unknown }).id === 'number' &&
   !Number.isSafeInteger((v as { id: number }).id);
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false };

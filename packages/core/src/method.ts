@@ -42,16 +42,27 @@ export function defineMethod<P, R>(definition: MethodDefinition<P, R>): MethodDe
 }
 
 /**
- * A method whose params and result types follow from inline `as const` object schemas.
- * json-schema-to-ts does not read 2020-12 `prefixItems`; for positional params use
- * `defineMethod<P, R>` with generated or written types.
+ * A method whose params and result types follow from inline `as const`-like object
+ * schemas (json-schema-to-ts). It does not read 2020-12 `prefixItems`; for positional
+ * params use `defineMethod<P, R>` with generated or written types.
  */
-export function defineMethodFromSchemas<const PS extends JSONSchema, const RS extends JSONSchema>(
-  definition: Omit<MethodDefinition, 'params' | 'result' | 'handler'> & {
-    readonly params: PS;
-    readonly result: RS;
-    readonly handler: MethodHandler<FromSchema<PS>, FromSchema<RS>>;
-  },
-): MethodDefinition<FromSchema<PS>, FromSchema<RS>> {
-  return definition as unknown as MethodDefinition<FromSchema<PS>, FromSchema<RS>>;
+export function defineMethodFromSchemas<
+  const PS extends JSONSchema,
+  const RS extends JSONSchema,
+>(definition: {
+  readonly name: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly params: PS;
+  readonly result: RS;
+  readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
+  readonly errorNullOnPathStyle?: boolean;
+  // NoInfer: the types come from the schemas only; letting tsc infer them back from the
+  // handler sends it into FromSchema's recursion ("excessively deep").
+  readonly handler: (
+    params: NoInfer<FromSchema<PS>>,
+    ctx: CallContext,
+  ) => NoInfer<MaybePromise<FromSchema<RS>>>;
+}): MethodDefinition<FromSchema<PS>, FromSchema<RS>> {
+  return definition as never;
 }

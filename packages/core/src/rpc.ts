@@ -24,7 +24,9 @@ export interface RpcOptions extends CoreOptions {
   readonly rateLimiter?: RateLimiterAbstract;
 }
 
-type ResolvedCoreOptions = Required<Pick<CoreOptions, 'cors' | 'apiKeys' | 'validateResults' | 'discovery'>> & {
+type ResolvedCoreOptions = Required<
+  Pick<CoreOptions, 'cors' | 'apiKeys' | 'validateResults' | 'discovery'>
+> & {
   limits: Required<NonNullable<CoreOptions['limits']>>;
   info: Required<NonNullable<CoreOptions['info']>>;
   rateLimit: CoreOptions['rateLimit'];
@@ -46,9 +48,16 @@ export class Rpc {
 
   constructor(options: RpcOptions = {}) {
     const { plugins = [], methods = [], logger, rateLimiter, ...json } = options;
-    this.options = validateOptions<ResolvedCoreOptions>(coreOptionsSchema, json, 'rollup-router core options');
+    this.options = validateOptions<ResolvedCoreOptions>(
+      coreOptionsSchema,
+      json,
+      'rollup-router core options',
+    );
     this.logger = logger ?? createLogger();
-    const resolved = resolvePlugins(plugins, this.options.discovery ? [...methods, this.discoverMethod()] : methods);
+    const resolved = resolvePlugins(
+      plugins,
+      this.options.discovery ? [...methods, this.discoverMethod()] : methods,
+    );
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     const { limits, rateLimit } = this.options;

@@ -11,7 +11,13 @@ const addFormats = addFormatsModule.default;
  * One ajv for the process. `useDefaults` fills option defaults from the schema, so
  * defaults live in the schema and nowhere else.
  */
-const ajv = new Ajv2020({ allErrors: false, strict: true, strictTuples: false, useDefaults: true, allowUnionTypes: true });
+const ajv = new Ajv2020({
+  allErrors: false,
+  strict: true,
+  strictTuples: false,
+  useDefaults: true,
+  allowUnionTypes: true,
+});
 addFormats(ajv);
 
 /**
@@ -24,21 +30,23 @@ ajv.addKeyword({
   type: 'string',
   schemaType: 'number',
   errors: true,
-  validate: function base58Bytes(
-    this: unknown,
-    size: number,
-    data: string,
-  ): boolean {
+  validate: function base58Bytes(this: unknown, size: number, data: string): boolean {
     const self = base58Bytes as unknown as { errors: Partial<ErrorObject>[] };
     // A 64-byte value is at most 88 base58 characters; longer text cannot be right and is not decoded.
     const decoded = data.length <= Math.ceil(size * 1.37) + 1 ? bs58.decodeUnsafe(data) : undefined;
     if (decoded === undefined && !/^[1-9A-HJ-NP-Za-km-z]*$/.test(data)) {
-      self.errors = [{ keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } }];
+      self.errors = [
+        { keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } },
+      ];
       return false;
     }
     if (decoded === undefined || decoded.length !== size) {
       self.errors = [
-        { keyword: 'base58Bytes', message: `must decode to ${size} bytes`, params: { reason: 'WrongSize', size } },
+        {
+          keyword: 'base58Bytes',
+          message: `must decode to ${size} bytes`,
+          params: { reason: 'WrongSize', size },
+        },
       ];
       return false;
     }

@@ -33,11 +33,16 @@ export function expressRpc(rpc: Rpc, mount: MountOptions = {}): [RequestHandler,
     // A host parser marks a consumed stream; its result is all that is left of the body.
     const parsed = req.readableEnded || req.complete ? (req.body as unknown) : undefined;
     const { query } = splitUrl(req.url);
-    void rpc.handle(nodeExchange(req, res, req.path, query, parsed), target).then((reply) => writeReply(res, reply));
+    void rpc
+      .handle(nodeExchange(req, res, req.path, query, parsed), target)
+      .then((reply) => writeReply(res, reply));
   };
   const answerHostParserErrors = (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     const type = (err as BodyParserError | null)?.type;
-    if (rpc.target(req.path, mount) === undefined || (type !== 'entity.parse.failed' && type !== 'entity.too.large')) {
+    if (
+      rpc.target(req.path, mount) === undefined ||
+      (type !== 'entity.parse.failed' && type !== 'entity.too.large')
+    ) {
       next(err);
       return;
     }

@@ -21,17 +21,23 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
   const fallback =
     options.fallback ??
     ((_req: IncomingMessage, res: ServerResponse) => {
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': NOT_FOUND.length });
+      res.writeHead(404, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': NOT_FOUND.length,
+      });
       res.end(NOT_FOUND);
     });
   return (req, res) => {
     const { path: fullPath, query } = splitUrl(req.url);
-    const below = mount === '' ? fullPath : fullPath.startsWith(mount) ? fullPath.slice(mount.length) : undefined;
+    const below =
+      mount === '' ? fullPath : fullPath.startsWith(mount) ? fullPath.slice(mount.length) : undefined;
     const target = below === undefined ? undefined : rpc.target(below === '' ? '/' : below, options);
     if (target === undefined) {
       fallback(req, res);
       return;
     }
-    void rpc.handle(nodeExchange(req, res, below!, query, undefined), target).then((reply) => writeReply(res, reply));
+    void rpc
+      .handle(nodeExchange(req, res, below!, query, undefined), target)
+      .then((reply) => writeReply(res, reply));
   };
 }

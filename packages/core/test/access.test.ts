@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import {
+  createLogger,
+  createNodeListener,
+  createRpc,
+  defineMethod,
+  REDACTED_PATHS,
+} from '@rollup-router/core';
+import { listen, memoryLog, post, type Listening } from '../../../test/support/http.js';
+
+const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
+const CALL = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+const JSON_CT = { 'content-type': 'application/json' };
+
+describe('API keys', () => {
+  let server: Listening;
+  before(async () => {
+    const rpc = createRpc({
+      logger: createLogger({ level: 'silent' }),
+      apiKeys: ['key-one-123', 'key-two-456'],
+      methods: [ping],
+    });
+    server = await listen(createNodeListener(rpc));
+  });
+  after(() => server.close());
+
+  it('accepts a right key as a Bearer token or as ?api-key=', async () => {
+    const bearer = await post(server.url, CALL, { ...JSON_CT, authorization: 'Bearer key-two-456' });
+    expect(bearer.text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
+    const query = await post(`${server.url}/?api-key=key-one-123`, CALL);
+    expect(query.text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
+  });
+
+  for (const [label, url, headers] of [
+    ['a wrong key', '/', { ...JSON_CT, authorization: 'Bearer key-one-1234' }],
+    ['a wrong query key', '/?api-key=nope', JSON_CT],
+    ['no key', '/', JSON_CT],
+  ] as const) {
+    it(`refuses ${label} with HTTP 401 and -32050`, async () => {
+      const r = await post(server.url + url, CALL, headers);
+      expect(r.status).to.equal(401);
+      expect(r.headers['www-authenticate']).to.equal('Bearer');
+      expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32050,"message":"Unauthorized"},"id":null}');
+    });
+  }
+});
+
+describe('rate limit', () => {
+  let server: Listening;
+  before(async () => {
+    const rpc = createRpc({
+      logger: createLogger({ level: 'silent' }),
+      rateLimit: { points: 3, durationSeconds: 60 },
+      methods: [ping],
+    });
+    server = await listen(createNodeListener(rpc));
+  });
+  after(() => server.close());
+
+  it('answers over-budget clients with 429, Retry-After and -32051; a batch costs one point per call', async () => {
+    const first = await post(server.url, `[${CALL},${CALL}]`);
+    expect(first.status).to.equal(200);
+    expect(JSON.parse(first.text)).to.have.length(2);
+    expect((await post(server.url, CALL)).status).to.equal(200);
+    const limited = await post(server.url, CALL);
+    expect(limited.status).to.equal(429);
+    expect(Number(limited.headers['retry-after'])).to.be.within(1, 60);
+    expect(JSON.parse(limited.text).error.code).to.equal(-32051);
+  });
+});
+
+describe('CORS with a list of origins', () => {
+  let server: Listening;
+  before(async () => {
+    const rpc = createRpc({
+      logger: createLogger({ level: 'silent' }),
+      cors: ['https://app.example'],
+      methods: [ping],
+    });
+    server = await listen(createNodeListener(rpc));
+  });
+  after(() => server.close());
+
+  it('echoes an allowed origin and says nothing to others', async () => {
+    const allowed = await post(server.url, CALL, { ...JSON_CT, origin: 'https://app.example' });
+    expect(allowed.headers['access-control-allow-origin']).to.equal('https://app.example');
+    expect(allowed.headers['vary']).to.equal('Origin');
+    const other = await post(server.url, CALL, { ...JSON_CT, origin: 'https://evil.example' });
+    expect(other.headers['access-control-allow-origin']).to.equal(undefined);
+  });
+});
+
+describe('log redaction', () => {
+  it('never writes authorization headers or API keys', () => {
+    const log = memoryLog();
+    const logger = createLogger({ destination: log.stream });
+    logger.info(
+      { headers: { authorization: 'Bearer s3cret' }, apiKeys: ['s3cret'], req: { apiKey: 's3cret' } },
+      'x',
+    );
+    expect(JSON.stringify(log.lines())).to.not.include('s3cret');
+    expect(REDACTED_PATHS).to.include('headers.authorization');
+  });
+});

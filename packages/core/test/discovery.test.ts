@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { Ajv } from 'ajv';
+import metaSchemaModule from '@open-rpc/meta-schema';
+import jsonSchemaMetaModule from '@json-schema-tools/meta-schema';
+import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
+
+const metaSchema = (metaSchemaModule as unknown as { default: Record<string, unknown> }).default;
+// The OpenRPC meta-schema describes its `schema` members by reference to this one.
+const jsonSchemaMeta = (jsonSchemaMetaModule as unknown as { default: Record<string, unknown> }).default;
+
+describe('rpc.discover', () => {
+  const rpc = createRpc({
+    logger: createLogger({ level: 'silent' }),
+    info: { title: 'Test service', version: '1.2.3' },
+    plugins: [
+      definePlugin({
+        name: 'statuses',
+        methods: [
+          defineMethod<[string[]], unknown>({
+            name: 'getStatuses',
+            summary: 'Statuses of signatures.',
+            params: {
+              type: 'array',
+              prefixItems: [
+                { title: 'signatures', type: 'array', items: signatureSchema, maxItems: 256 },
+                { title: 'config', type: 'object' },
+              ],
+              minItems: 1,
+              maxItems: 2,
+            },
+            result: { type: 'object' },
+            handler: () => ({}),
+          }),
+        ],
+      }),
+    ],
+    methods: [
+      defineMethod<{ name: string }, string>({
+        name: 'custom.greet',
+        params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        result: { type: 'string' },
+        handler: ({ name }) => name,
+      }),
+    ],
+  });
+  const doc = rpc.discover();
+
+  it('is a valid OpenRPC document by @open-rpc/meta-schema', () => {
+    const { $schema: _ignored, ...schema } = metaSchema;
+    const ajv = new Ajv({ strict: false, validateSchema: false });
+    const { $schema: _alsoIgnored, ...jsonSchemaSchema } = jsonSchemaMeta;
+    // It is referred to both with and without the trailing slash of its $id.
+    ajv.addSchema(jsonSchemaSchema);
+    ajv.addSchema({ ...jsonSchemaSchema, $id: 'https://meta.json-schema.tools' });
+    const validate = ajv.compile(schema);
+    const valid = validate(JSON.parse(JSON.stringify(doc)));
+    expect(validate.errors ?? [], JSON.stringify(validate.errors)).to.deep.equal([]);
+    expect(valid).to.equal(true);
+    // The same validator refuses a document that is not OpenRPC, so the check above means something.
+    expect(validate({ openrpc: '1.2.6', methods: [{ name: 'x' }] })).to.equal(false);
+  });
+
+  it('lists plugin and custom methods with params from their schemas', () => {
+    expect(doc.info).to.deep.equal({ title: 'Test service', version: '1.2.3' });
+    expect(doc.methods.map((m) => m.name)).to.deep.equal(['getStatuses', 'custom.greet']);
+    const statuses = doc.methods[0]!;
+    expect(statuses.paramStructure).to.equal('by-position');
+    expect(statuses.params.map((p) => [p.name, p.required])).to.deep.equal([
+      ['signatures', true],
+      ['config', false],
+    ]);
+    const greet = doc.methods[1]!;
+    expect(greet.paramStructure).to.equal('by-name');
+    expect(greet.params).to.deep.equal([{ name: 'name', required: true, schema: { type: 'string' } }]);
+  });
+});

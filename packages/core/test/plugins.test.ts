@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { createLogger, createRpc, defineMethod, definePlugin, type Plugin } from '@rollup-router/core';
+
+const silent = createLogger({ level: 'silent' });
+const method = (name: string) => defineMethod<unknown, string>({ name, handler: () => name });
+
+describe('plugins', () => {
+  it('two methods of one name are an error when the service is built, naming both owners', () => {
+    const a = definePlugin({ name: 'a', methods: [method('getThing')] });
+    const b = definePlugin({ name: 'b', methods: [method('getThing')] });
+    expect(() => createRpc({ logger: silent, plugins: [a, b] })).to.throw(
+      'method "getThing" is defined by both plugin "a" and plugin "b"',
+    );
+  });
+
+  it('a custom method may not take a plugin method name', () => {
+    const a = definePlugin({ name: 'a', methods: [method('getThing')] });
+    expect(() => createRpc({ logger: silent, plugins: [a], methods: [method('getThing')] })).to.throw(
+      /defined by both/,
+    );
+  });
+
+  it('nobody may take rpc.discover while discovery is on', () => {
+    expect(() => createRpc({ logger: silent, methods: [method('rpc.discover')] })).to.throw(/rpc.discover/);
+    expect(
+      createRpc({ logger: silent, discovery: false, methods: [method('rpc.discover')] }).methodNames,
+    ).to.deep.equal(['rpc.discover']);
+  });
+
+  it('a missing dependency is an error when the service is built', () => {
+    const b = definePlugin({ name: 'b', dependencies: ['a'] });
+    expect(() => createRpc({ logger: silent, plugins: [b] })).to.throw(
+      'plugin "b" depends on "a", which is not registered',
+    );
+  });
+
+  it('a dependency cycle and a repeated plugin are errors', () => {
+    const a: Plugin = { name: 'a', dependencies: ['b'] };
+    const b: Plugin = { name: 'b', dependencies: ['a'] };
+    expect(() => createRpc({ logger: silent, plugins: [a, b] })).to.throw(/cycle: a -> b -> a/);
+    expect(() => createRpc({ logger: silent, plugins: [{ name: 'a' }, { name: 'a' }] })).to.throw(
+      /registered twice/,
+    );
+  });
+
+  it('starts dependencies first and stops in reverse order', async () => {
+    const events: string[] = [];
+    const p = (name: string, dependencies: string[] = []): Plugin => ({
+      name,
+      dependencies,
+      start: () => void events.push(`start ${name}`),
+      stop: () => void events.push(`stop ${name}`),
+    });
+    const rpc = createRpc({ logger: silent, plugins: [p('c', ['b']), p('b', ['a']), p('a')] });
+    await rpc.start();
+    await rpc.stop();
+    expect(events).to.deep.equal(['start a', 'start b', 'start c', 'stop c', 'stop b', 'stop a']);
+  });
+
+  it('a plugin that fails to start stops the ones already started', async () => {
+    const events: string[] = [];
+    const rpc = createRpc({
+      logger: silent,
+      plugins: [
+        { name: 'a', start: () => void events.push('start a'), stop: () => void events.push('stop a') },
+        {
+          name: 'b',
+          dependencies: ['a'],
+          start: () => {
+            throw new Error('no config');
+          },
+        },
+      ],
+    });
+    let failure: unknown;
+    await rpc.start().catch((e: unknown) => (failure = e));
+    expect((failure as Error).message).to.equal('no config');
+    expect(events).to.deep.equal(['start a', 'stop a']);
+  });
+
+  it('options that break the core options schema are refused naming the key and rule', () => {
+    expect(() => createRpc({ logger: silent, limits: { maxBatchLength: 0 } })).to.throw(
+      'rollup-router core options: /limits/maxBatchLength must be >= 1 (minimum)',
+    );
+    expect(() => createRpc({ logger: silent, ...({ nope: 1 } as object) })).to.throw(
+      /\/nope .*additionalProperties/,
+    );
+  });
+});
