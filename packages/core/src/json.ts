@@ -29,14 +29,27 @@ export function parseBody(text: string): ParsedBody {
 }
 
 function keepSourceIds(text: string, calls: unknown[]): void {
-  const exact = parseLossless(text) as unknown;
+  let exact: unknown;
+  try {
+    exact = parseLossless(text);
+  } catch {
+    // JSON.parse took it but lossless-json would not (a repeated member, nesting past its
+    // stack): the id stays unrecovered and the call is refused as -32600, never a 500.
+    return;
+  }
   const exactCalls = Array.isArray(exact) ? exact : [exact];
   calls.forEach((call, i) => {
     if (!isUnsafeNumberId(call)) return;
-    const id = (exactCalls[i] as { id?: unknown } | undefined)?.id;
-    if (isLosslessNumber(id)) sourceIds.set(call as object, id.value);
+    const id = (exactCalls[i] as { id?: unknown } | null | undefined)?.id;
+    if (!isLosslessNumber(id) || !PLAIN_INTEGER.test(id.value)) return;
+    sourceIds.set(call as object, id.value);
+    // The id is echoed from its source text; the value left for validation only has to be an integer.
+    (call as { id: number }).id = 0;
   });
 }
+
+// A number id beyond 2^53 written otherwise (1e300, 1.5e20) cannot be echoed exactly.
+const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
 /** The id's JSON text, as the client wrote it when JSON numbers could not hold it. */
 export function idJson(call: unknown, id: unknown): string {
@@ -44,9 +57,7 @@ export function idJson(call: unknown, id: unknown): string {
   return source ?? JSON.stringify(id ?? null);
 }
 
-/** A number id beyond 2^53 written as anything but a plain integer (1e300, 1.5e20) cannot be echoed exactly. */
+/** True for a number id that could not be recovered as written. */
 export function hasUnechoableId(call: object): boolean {
-  const source = sourceIds.get(call);
-  if (source !== undefined) return !/^-?(0|[1-9][0-9]*)$/.test(source);
-  return isUnsafeNumberId(call);
+  return !sourceIds.has(call) && isUnsafeNumberId(call);
 }

@@ -1,0 +1,93 @@
+import { Agent } from 'undici';
+import { probe, type ProbeOutcome } from './probe.js';
+
+export interface HealthSettings {
+  readonly method: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly unhealthyAfter: number;
+}
+
+export type ProbeSink = (identity: string, fqdn: string, outcome: ProbeOutcome) => void;
+
+/**
+ * One node's probe loop. The next probe is scheduled only when the previous one has
+ * finished, so there is never more than one in flight per node, whatever its latency.
+ */
+class ProbeLoop {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly identity: string,
+    private readonly fqdn: string,
+    private readonly settings: HealthSettings,
+    private readonly agent: Agent,
+    private readonly sink: ProbeSink,
+  ) {}
+
+  /** Probes now; resolves when this first probe has been reported. */
+  start(): Promise<void> {
+    this.run();
+    return this.current;
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    this.current = probe({
+      url: this.fqdn,
+      method: this.settings.method,
+      timeoutMs: this.settings.timeoutMs,
+      dispatcher: this.agent,
+      signal: this.controller.signal,
+    }).then((outcome) => {
+      if (this.stopped) return;
+      this.sink(this.identity, this.fqdn, outcome);
+      this.timer = setTimeout(() => this.run(), this.settings.intervalMs);
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.controller.abort();
+    return this.current;
+  }
+}
+
+/** Probes every tracked node on its own loop, over one shared keep-alive connection pool. */
+export class HealthChecker {
+  private readonly agent = new Agent({ keepAliveTimeout: 60_000 });
+  private readonly loops = new Map<string, ProbeLoop>();
+
+  constructor(
+    readonly settings: HealthSettings,
+    private readonly sink: ProbeSink,
+  ) {}
+
+  /** Starts probing a node; resolves after its first probe has been reported. */
+  track(identity: string, fqdn: string): Promise<void> {
+    void this.untrack(identity);
+    const loop = new ProbeLoop(identity, fqdn, this.settings, this.agent, this.sink);
+    this.loops.set(identity, loop);
+    return loop.start();
+  }
+
+  untrack(identity: string): Promise<void> {
+    const loop = this.loops.get(identity);
+    if (!loop) return Promise.resolve();
+    this.loops.delete(identity);
+    return loop.stop();
+  }
+
+  /** Stops every loop, waits for probes under way to settle, and closes the connections. */
+  async stop(): Promise<void> {
+    const stopping = [...this.loops.values()].map((loop) => loop.stop());
+    this.loops.clear();
+    await Promise.all(stopping);
+    await this.agent.destroy();
+  }
+}

@@ -1,0 +1,17 @@
+export { routesPlugin, type RoutesPlugin } from './plugin.js';
+export { RouteRegistry, type RoutesOptions, type RoutesSnapshot } from './registry.js';
+export { getRoutesMethod } from './get-routes-method.js';
+export type { RouteSource } from './sources/route-source.js';
+export { RouteListError, type RouteIssue } from './route-list-error.js';
+export type { NodeHealth, NodeStatus, ProbeReport } from './node-status.js';
+export type { ProbeFailureKind } from './health/probe.js';
+export type { RouteEntry, RouteList } from './schemas.js';
+export {
+  routeEntrySchema,
+  routeListSchema,
+  routeListHttpsSchema,
+  routesParamsSchema,
+  routesPluginOptionsSchema,
+  type RoutesParams,
+  type RoutesPluginOptions,
+} from './generated/schemas.js';

@@ -1,0 +1,20 @@
+import { definePlugin, type Plugin } from '@rollup-router/core';
+import { getRoutesMethod } from './get-routes-method.js';
+import { RouteRegistry, type RoutesOptions } from './registry.js';
+
+export interface RoutesPlugin extends Plugin {
+  /** The node registry: available nodes, health, reload(), change and probe observers. */
+  readonly registry: RouteRegistry;
+}
+
+/** The `routes` plugin: serves getRoutes from a node registry built from `options`. */
+export function routesPlugin(options: RoutesOptions = {}): RoutesPlugin {
+  const registry = new RouteRegistry(options);
+  return definePlugin({
+    name: 'routes',
+    methods: [getRoutesMethod(registry)],
+    start: (ctx) => registry.start(ctx),
+    stop: () => registry.stop(),
+    registry,
+  });
+}

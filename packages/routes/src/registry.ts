@@ -1,0 +1,325 @@
+import {
+  RawJson,
+  validateOptions,
+  type PluginContext,
+  type Schema,
+  type Validator,
+} from '@rollup-router/core';
+import { duplicateIssues, schemaIssues } from './check-route-list.js';
+import { routesPluginOptionsSchema, type RoutesPluginOptions } from './generated/schemas.js';
+import { HealthChecker, type HealthSettings } from './health/health-checker.js';
+import type { ProbeOutcome } from './health/probe.js';
+import { afterProbe, initialStatus, type NodeStatus, type ProbeReport } from './node-status.js';
+import { RouteListError } from './route-list-error.js';
+import { routeListSchemaFor, routeListValidator, type RouteEntry, type RouteList } from './schemas.js';
+import { FileSource } from './sources/file-source.js';
+import { inlineSource } from './sources/inline-source.js';
+import type { RouteSource } from './sources/route-source.js';
+
+type Logger = PluginContext['log'];
+
+/** Options of the registry and of routesPlugin: the JSON ones of the schema, plus an embedder's source. */
+export type RoutesOptions = Omit<RoutesPluginOptions, 'routes'> & {
+  /** An inline route list; checked at start like a routes file. */
+  readonly routes?: readonly RouteEntry[];
+  /** Nodes from anywhere else (a database, a service); see RouteSource. */
+  readonly source?: RouteSource;
+};
+
+type ResolvedOptions = Omit<RoutesPluginOptions, 'health'> &
+  Required<Pick<RoutesPluginOptions, 'watch' | 'watchDebounceMs' | 'allowInsecure'>> & {
+    health?: HealthSettings & { enabled: boolean };
+  };
+
+/** What getRoutes serves: the available nodes, and the same already serialized. */
+export interface RoutesSnapshot {
+  readonly routes: readonly RouteEntry[];
+  readonly raw: RawJson<RouteEntry[]>;
+}
+
+interface SourceState {
+  readonly source: RouteSource;
+  entries: readonly RouteEntry[];
+  unsubscribe?: () => void;
+}
+
+type Listener<T> = (value: T) => void;
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The wire's member order, whatever order the file or database had. */
+const toWireEntry = (e: RouteEntry): RouteEntry =>
+  Object.freeze({
+    identity: e.identity,
+    fqdn: e.fqdn,
+    baseFee: e.baseFee,
+    blockTimeMs: e.blockTimeMs,
+    countryCode: e.countryCode,
+  });
+
+const emptySnapshot = (): RoutesSnapshot => {
+  const routes: RouteEntry[] = [];
+  return { routes: Object.freeze(routes), raw: new RawJson('[]', routes) };
+};
+
+/**
+ * The node registry behind getRoutes. It merges its sources (inline list, file, an
+ * embedder's source), keeps the last good list of each when a new one is bad, follows
+ * node health when asked to, and keeps one immutable snapshot of the available nodes,
+ * with its JSON, rebuilt only when something changes, so a call costs no work at all.
+ */
+export class RouteRegistry {
+  readonly allowInsecure: boolean;
+  /** The schema getRoutes' result follows (https:// only unless allowInsecure). */
+  readonly resultSchema: Schema;
+  private readonly options: ResolvedOptions;
+  private readonly validate: Validator<RouteList>;
+  private readonly sources: SourceState[] = [];
+  private readonly health: HealthChecker | undefined;
+  private statuses = new Map<string, NodeStatus>();
+  private current: RoutesSnapshot = emptySnapshot();
+  private readonly changeListeners = new Set<Listener<readonly RouteEntry[]>>();
+  private readonly probeListeners = new Set<Listener<ProbeReport>>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private log: Logger | undefined;
+  private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
+
+  constructor(options: RoutesOptions = {}) {
+    const { source, ...json } = options;
+    this.options = validateOptions<ResolvedOptions>(routesPluginOptionsSchema, json, 'routes options');
+    this.allowInsecure = this.options.allowInsecure;
+    this.resultSchema = routeListSchemaFor(this.allowInsecure);
+    this.validate = routeListValidator(this.allowInsecure);
+    if (this.options.routes) this.sources.push({ source: inlineSource(this.options.routes), entries: [] });
+    if (this.options.file) {
+      const file = new FileSource(this.options.file, {
+        watch: this.options.watch,
+        debounceMs: this.options.watchDebounceMs,
+        onWatchError: (err) => this.log?.error({ err, file: file.name }, 'watching the routes file failed'),
+      });
+      this.sources.push({ source: file, entries: [] });
+    }
+    if (source) this.sources.push({ source, entries: [] });
+    const health = this.options.health;
+    this.health = health?.enabled
+      ? new HealthChecker(health, (identity, fqdn, outcome) => this.onProbeOutcome(identity, fqdn, outcome))
+      : undefined;
+  }
+
+  /**
+   * Loads every source and, with health checking on, waits for each node's first probe
+   * (bounded by the probe timeout). A bad source is an error here, with every issue in it.
+   */
+  async start(ctx: { log: Logger }): Promise<void> {
+    if (this.state !== 'new') throw new Error('the route registry was already started');
+    this.state = 'starting';
+    this.log = ctx.log;
+    // Subscribe first so that a change made while loading is not missed: its reload
+    // queues behind the initial load.
+    for (const state of this.sources) {
+      state.unsubscribe = state.source.subscribe?.(() => {
+        this.reloadSource(state).catch((err: unknown) => this.log?.error({ err }, 'reloading routes failed'));
+      });
+    }
+    try {
+      await this.serialize(() => this.loadAll());
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.state = 'started';
+    await this.syncNodes();
+  }
+
+  /** Stops watching and probing. The last snapshot stays readable. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    for (const state of this.sources) state.unsubscribe?.();
+    await this.health?.stop();
+  }
+
+  /**
+   * Loads every source again (the server calls this on SIGHUP). A bad list keeps the
+   * last good one of its source and is logged; the errors are also returned.
+   */
+  async reload(): Promise<RouteListError[]> {
+    const results = await Promise.all(this.sources.map((state) => this.reloadSource(state)));
+    return results.filter((r): r is RouteListError => r !== undefined);
+  }
+
+  /** The available nodes, in registry order (sources in order, entries in their order). */
+  available(): readonly RouteEntry[] {
+    return this.current.routes;
+  }
+
+  /** The available nodes with their serialized form, as getRoutes answers them. */
+  snapshot(): RoutesSnapshot {
+    return this.current;
+  }
+
+  /** Every registered node with its health, available or not. */
+  nodes(): NodeStatus[] {
+    return [...this.statuses.values()];
+  }
+
+  /** Round trip of the node's last successful probe, in milliseconds. */
+  latencyMs(identity: string): number | undefined {
+    return this.statuses.get(identity)?.lastLatencyMs;
+  }
+
+  /** Called with the new list of available nodes whenever it changes. Returns a function that unsubscribes. */
+  onChange(listener: Listener<readonly RouteEntry[]>): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Called after every health probe (metrics). Returns a function that unsubscribes. */
+  onProbe(listener: Listener<ProbeReport>): () => void {
+    this.probeListeners.add(listener);
+    return () => this.probeListeners.delete(listener);
+  }
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async loadAll(): Promise<void> {
+    const issues = [];
+    for (const state of this.sources) {
+      try {
+        state.entries = await this.check(state.source);
+      } catch (err) {
+        if (!(err instanceof RouteListError)) throw err;
+        issues.push(...err.issues);
+      }
+    }
+    issues.push(...duplicateIssues(this.sources.map((s) => ({ source: s.source.name, entries: s.entries }))));
+    if (issues.length > 0) throw new RouteListError(issues);
+    for (const state of this.sources) {
+      this.log?.info({ source: state.source.name, nodes: state.entries.length }, 'route list loaded');
+    }
+  }
+
+  /** Loads one source; its entries, checked and in wire order, or a RouteListError. */
+  private async check(source: RouteSource): Promise<RouteEntry[]> {
+    let list: unknown;
+    try {
+      list = await source.load();
+    } catch (err) {
+      if (err instanceof RouteListError) throw err;
+      throw new RouteListError([
+        { source: source.name, rule: 'load', message: (err as Error)?.message ?? String(err) },
+      ]);
+    }
+    const issues = schemaIssues(source.name, list, this.validate);
+    if (issues.length > 0) throw new RouteListError(issues);
+    return (list as RouteList).map(toWireEntry);
+  }
+
+  private reloadSource(state: SourceState): Promise<RouteListError | undefined> {
+    if (this.state === 'new') return Promise.reject(new Error('the route registry is not started'));
+    return this.serialize(async () => {
+      if (this.state === 'stopped') return undefined;
+      let entries: RouteEntry[];
+      try {
+        entries = await this.check(state.source);
+        const lists = this.sources.map((s) => ({
+          source: s.source.name,
+          entries: s === state ? entries : s.entries,
+        }));
+        const duplicates = duplicateIssues(lists);
+        if (duplicates.length > 0) throw new RouteListError(duplicates);
+      } catch (err) {
+        if (!(err instanceof RouteListError)) throw err;
+        this.log?.error(
+          { source: state.source.name, issues: err.issues, kept: state.entries.length },
+          `route list rejected, keeping the last good one (${plural(state.entries.length, 'node')}): ${err.message}`,
+        );
+        return err;
+      }
+      if (JSON.stringify(entries) === JSON.stringify(state.entries)) return undefined;
+      state.entries = entries;
+      this.log?.info({ source: state.source.name, nodes: entries.length }, 'route list loaded');
+      if (this.state === 'started') void this.syncNodes();
+      return undefined;
+    });
+  }
+
+  /**
+   * Brings the node table in line with the sources: a node keeps its health while its
+   * identity and URL stay the same; a new or moved node is probed at once. Resolves when
+   * the new nodes' first probes are in.
+   */
+  private syncNodes(): Promise<unknown> {
+    const checked = this.health !== undefined;
+    const next = new Map<string, NodeStatus>();
+    const fresh: RouteEntry[] = [];
+    for (const entry of this.sources.flatMap((s) => s.entries)) {
+      const previous = this.statuses.get(entry.identity);
+      if (previous && previous.entry.fqdn === entry.fqdn) {
+        next.set(entry.identity, { ...previous, entry });
+      } else {
+        next.set(entry.identity, initialStatus(entry, checked));
+        fresh.push(entry);
+      }
+    }
+    for (const identity of this.statuses.keys()) {
+      if (!next.has(identity)) void this.health?.untrack(identity);
+    }
+    this.statuses = next;
+    this.publish();
+    return Promise.all(fresh.map((entry) => this.health?.track(entry.identity, entry.fqdn)));
+  }
+
+  private onProbeOutcome(identity: string, fqdn: string, outcome: ProbeOutcome): void {
+    const before = this.statuses.get(identity);
+    if (!before || before.entry.fqdn !== fqdn || this.state === 'stopped') return;
+    const unhealthyAfter = this.options.health?.unhealthyAfter ?? 1;
+    const after = afterProbe(before, outcome, unhealthyAfter, Date.now());
+    this.statuses.set(identity, after);
+    const changed = before.available !== after.available;
+    if (changed && after.available) {
+      this.log?.info({ identity, fqdn, latencyMs: outcome.latencyMs }, 'node available');
+    } else if (changed) {
+      this.log?.warn(
+        { identity, fqdn, consecutiveFailures: after.consecutiveFailures, error: after.lastError },
+        'node unavailable',
+      );
+    } else if (!outcome.ok) {
+      this.log?.debug({ identity, fqdn, error: after.lastError }, 'probe failed');
+    }
+    if (changed) this.publish();
+    const report: ProbeReport = {
+      identity,
+      fqdn,
+      ok: outcome.ok,
+      latencyMs: outcome.latencyMs,
+      failure: outcome.ok ? undefined : { kind: outcome.kind, message: outcome.message },
+      available: after.available,
+      changed,
+    };
+    this.emit(this.probeListeners, report);
+  }
+
+  /** Rebuilds the snapshot; observers hear of it only when the list really changed. */
+  private publish(): void {
+    const routes = Object.freeze([...this.statuses.values()].filter((s) => s.available).map((s) => s.entry));
+    const json = JSON.stringify(routes);
+    if (json === this.current.raw.json) return;
+    this.current = { routes, raw: new RawJson(json, routes as RouteEntry[]) };
+    this.emit(this.changeListeners, routes);
+  }
+
+  private emit<T>(listeners: Set<Listener<T>>, value: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch (err) {
+        this.log?.error({ err }, 'a route registry listener failed');
+      }
+    }
+  }
+}
