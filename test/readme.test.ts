@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { ErrorInfo } from '@rollup-router/core';
+
+describe('README', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+  it('lists every error code of the codes table with its message', () => {
+    for (const [code, info] of Object.entries(ErrorInfo)) {
+      const row = readme.split('\n').find((l) => l.startsWith(`| ${code} |`));
+      expect(row, `README row for ${code}`).to.not.equal(undefined);
+      expect(row).to.include(`\`${info.message}\``).and.include(`| ${info.httpStatus}`);
+    }
+  });
+
+  it('shows the two set-up commands', () => {
+    expect(readme).to.include('npm ci && npm start').and.include('npm test');
+  });
+});
