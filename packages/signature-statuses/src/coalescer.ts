@@ -1,0 +1,160 @@
+import { ErrorCode, RpcError } from '@rollup-router/core';
+import type { SignatureStatus } from './status.js';
+import type { UpstreamAnswer, UpstreamContext } from './upstream/resolver.js';
+
+/** Asks the upstreams about one batch of signatures. */
+export type BatchRunner = (
+  signatures: readonly string[],
+  searchTransactionHistory: boolean,
+  signal: AbortSignal,
+) => Promise<UpstreamAnswer>;
+
+export interface CoalescedAnswer {
+  /** A status or null for every signature asked. */
+  readonly statuses: ReadonlyMap<string, SignatureStatus | null>;
+  /** The contexts of the upstream answers used (one per batch that had one). */
+  readonly contexts: readonly UpstreamContext[];
+}
+
+/** Upstream requests carry at most this many signatures, as Solana nodes accept. */
+const MAX_BATCH = 256;
+
+/**
+ * One upstream lookup shared by every call that needs the same signatures. Signatures
+ * asked in the same event-loop turn go out together (a micro-batch, flushed by
+ * setImmediate); a signature already on its way joins the lookup under way instead of
+ * starting another. A lookup is abandoned only when every call waiting for it is gone.
+ */
+export class Coalescer {
+  private readonly inFlight = new Map<string, Batch>();
+  private readonly filling = new Map<boolean, Batch>();
+
+  constructor(
+    private readonly runner: BatchRunner,
+    private readonly deadlineMs: number,
+  ) {}
+
+  async resolve(
+    signatures: readonly string[],
+    searchTransactionHistory: boolean,
+    signal?: AbortSignal,
+  ): Promise<CoalescedAnswer> {
+    const batchOf = new Map<string, Batch>();
+    for (const signature of signatures) {
+      const key = keyOf(signature, searchTransactionHistory);
+      let batch = this.inFlight.get(key);
+      if (!batch || batch.abandoned) {
+        batch = this.fillingBatch(searchTransactionHistory);
+        batch.signatures.push(signature);
+        this.inFlight.set(key, batch);
+      }
+      batchOf.set(signature, batch);
+    }
+    const batches = [...new Set(batchOf.values())];
+    for (const batch of batches) batch.join(signal);
+    const answers = new Map<Batch, UpstreamAnswer>();
+    await untilAborted(Promise.all(batches.map(async (b) => answers.set(b, await b.done))), signal);
+    const statuses = new Map<string, SignatureStatus | null>();
+    for (const [signature, batch] of batchOf) {
+      const answer = answers.get(batch)!;
+      const status = answer.statuses.get(signature);
+      if (status === undefined) throw answer.error ?? RpcError.of(ErrorCode.NO_UPSTREAM);
+      statuses.set(signature, status);
+    }
+    const contexts = [...answers.values()].flatMap((a) => (a.context ? [a.context] : []));
+    return { statuses, contexts };
+  }
+
+  /** Signatures waiting for an upstream answer (for tests and metrics). */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  private fillingBatch(history: boolean): Batch {
+    const current = this.filling.get(history);
+    if (current && current.signatures.length < MAX_BATCH) return current;
+    const batch = new Batch();
+    this.filling.set(history, batch);
+    setImmediate(() => this.flush(batch, history));
+    return batch;
+  }
+
+  private flush(batch: Batch, history: boolean): void {
+    if (this.filling.get(history) === batch) this.filling.delete(history);
+    const signal = AbortSignal.any([batch.abandonSignal, AbortSignal.timeout(this.deadlineMs)]);
+    batch.settle(
+      this.runner(batch.signatures, history, signal).finally(() => {
+        for (const s of batch.signatures) {
+          const key = keyOf(s, history);
+          if (this.inFlight.get(key) === batch) this.inFlight.delete(key);
+        }
+      }),
+    );
+  }
+}
+
+const keyOf = (signature: string, history: boolean): string =>
+  history ? `h:${signature}` : `r:${signature}`;
+
+/** Signatures that go to the upstreams in one request, and the calls waiting for them. */
+class Batch {
+  readonly signatures: string[] = [];
+  readonly done: Promise<UpstreamAnswer>;
+  private resolveDone!: (answer: Promise<UpstreamAnswer>) => void;
+  private readonly controller = new AbortController();
+  private waiting = 0;
+  private readonly detachers: (() => void)[] = [];
+
+  constructor() {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    // Every caller may be gone when it fails; that is not an unhandled rejection.
+    this.done.catch(() => undefined);
+  }
+
+  get abandonSignal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get abandoned(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Counts a caller in; when every caller's signal has fired, the lookup is abandoned. */
+  join(signal: AbortSignal | undefined): void {
+    if (signal?.aborted) return;
+    this.waiting += 1;
+    if (!signal) return;
+    const leave = () => {
+      this.waiting -= 1;
+      if (this.waiting === 0) this.controller.abort();
+    };
+    signal.addEventListener('abort', leave, { once: true });
+    this.detachers.push(() => signal.removeEventListener('abort', leave));
+  }
+
+  settle(answer: Promise<UpstreamAnswer>): void {
+    this.resolveDone(answer);
+    const detach = () => this.detachers.splice(0).forEach((d) => d());
+    answer.then(detach, detach);
+  }
+}
+
+/** Waits for `pending`, or throws as soon as the caller's signal fires. */
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  if (signal.aborted) return Promise.reject(RpcError.of(ErrorCode.DEADLINE_EXCEEDED));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(RpcError.of(ErrorCode.DEADLINE_EXCEEDED));
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

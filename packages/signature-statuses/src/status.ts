@@ -1,0 +1,50 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { SignatureStatus } from './generated/schemas.js';
+
+export type { SignatureStatus };
+export type ConfirmationStatus = SignatureStatus['confirmationStatus'];
+export type TransactionError = Exclude<SignatureStatus['err'], null>;
+
+const RANK: Readonly<Record<ConfirmationStatus, number>> = { processed: 1, confirmed: 2, finalized: 3 };
+
+/** Whether `a` is further along than `b`: a higher commitment level wins, then a higher slot. */
+export function isMoreAdvanced(a: SignatureStatus, b: SignatureStatus): boolean {
+  const ra = RANK[a.confirmationStatus];
+  const rb = RANK[b.confirmationStatus];
+  return ra !== rb ? ra > rb : a.slot > b.slot;
+}
+
+/**
+ * The one rule the schema cannot state: `status` carries the same error as `err`.
+ * Upstream answers and import lines that break it are rejected.
+ */
+export function statusMatchesErr(status: SignatureStatus['status'], err: SignatureStatus['err']): boolean {
+  return err === null ? 'Ok' in status : 'Err' in status && isDeepStrictEqual(status.Err, err);
+}
+
+/**
+ * A status with its keys in the validator's (alphabetical) order. The core serializes
+ * with JSON.stringify, so the order in which keys are set is the order on the wire.
+ */
+export function orderedStatus(
+  confirmationStatus: ConfirmationStatus,
+  confirmations: number | null,
+  err: TransactionError | null,
+  slot: number,
+): SignatureStatus {
+  return {
+    confirmationStatus,
+    confirmations,
+    err,
+    slot,
+    status: err === null ? { Ok: null } : { Err: err },
+  };
+}
+
+/** A finalized status as the store keeps it: only the slot and the error vary. */
+export const finalizedStatus = (slot: number, err: TransactionError | null): SignatureStatus =>
+  orderedStatus('finalized', null, err, slot);
+
+/** A copy of an upstream's status in the validator's key order (other nodes write them in any order). */
+export const normalizedStatus = (s: SignatureStatus): SignatureStatus =>
+  orderedStatus(s.confirmationStatus, s.confirmations, s.err, s.slot);

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { createLogger } from '@rollup-router/core';
+import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '../src/index.js';
+import { randomSignature, randomSignatures, status, waitFor } from './support/fixtures.js';
+import { SolanaStandIn } from './support/solana-stand-in.js';
+
+const log = createLogger({ level: 'silent' });
+
+describe('signature statuses: request coalescing', () => {
+  let up: SolanaStandIn;
+  let plugin: SignatureStatusesPlugin;
+  beforeEach(async () => {
+    up = await SolanaStandIn.start(100);
+    plugin = signatureStatusesPlugin({
+      upstreams: [{ url: up.url }],
+      upstreamTimeoutMs: 9000,
+      deadlineMs: 9500,
+    });
+    await plugin.start!({ log });
+  });
+  afterEach(async () => {
+    await plugin.stop!();
+    await up.close();
+  });
+
+  it('100 concurrent lookups of the same unknown signature make one upstream request', async () => {
+    const sig = randomSignature();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => plugin.lookup([sig])));
+    expect(answers.map((a) => a.value)).to.deep.equal(Array.from({ length: 100 }, () => [null]));
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('a lookup arriving while the request is under way joins it', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('confirmed', 60));
+    const release = up.hold();
+    const first = plugin.lookup([sig]);
+    await waitFor(() => up.requestCount === 1, 'the first request to reach the upstream');
+    const later = Array.from({ length: 99 }, () => plugin.lookup([sig]));
+    release();
+    const answers = await Promise.all([first, ...later]);
+    expect(new Set(answers.map((a) => JSON.stringify(a.value)))).to.deep.equal(
+      new Set([JSON.stringify([status('confirmed', 60)])]),
+    );
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('lookups of different signatures in the same turn share one request, each signature asked once', async () => {
+    const sigs = randomSignatures(10);
+    await Promise.all([plugin.lookup(sigs.slice(0, 6)), plugin.lookup(sigs.slice(4)), plugin.lookup(sigs)]);
+    expect(up.requestCount).to.equal(1);
+    expect(up.requests[0]!.signatures).to.have.members(sigs).and.have.length(10);
+  });
+
+  it('never sends more than 256 signatures in one upstream request', async () => {
+    const sigs = randomSignatures(600);
+    const answers = await Promise.all([
+      plugin.lookup(sigs.slice(0, 256)),
+      plugin.lookup(sigs.slice(256, 512)),
+      plugin.lookup(sigs.slice(512)),
+    ]);
+    expect(answers.flatMap((a) => a.value)).to.have.length(600);
+    expect(Math.max(...up.requests.map((r) => r.signatures.length))).to.be.at.most(256);
+    expect(up.requests.flatMap((r) => r.signatures)).to.have.members(sigs);
+  });
+
+  it('a caller that gives up does not cancel the request others wait for', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 61));
+    const release = up.hold();
+    const leaving = new AbortController();
+    const gone = plugin.lookup([sig], { signal: leaving.signal }).then(
+      () => 'answered',
+      (e: { code?: number }) => e.code,
+    );
+    const staying = plugin.lookup([sig]);
+    await waitFor(() => up.requestCount === 1, 'the request to reach the upstream');
+    leaving.abort();
+    expect(await gone).to.equal(-32052);
+    release();
+    expect((await staying).value).to.deep.equal([status('finalized', 61)]);
+    expect(up.requestCount).to.equal(1);
+  });
+});

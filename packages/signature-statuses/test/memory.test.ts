@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { createLogger } from '@rollup-router/core';
+import {
+  signatureStatusesPlugin,
+  type SignatureStatusesOptions,
+  type SignatureStatusesPlugin,
+} from '../src/index.js';
+import { randomSignature, status } from './support/fixtures.js';
+import { SolanaStandIn } from './support/solana-stand-in.js';
+
+const log = createLogger({ level: 'silent' });
+
+describe('signature statuses: memory', () => {
+  let up: SolanaStandIn;
+  let plugin: SignatureStatusesPlugin | undefined;
+  const start = async (options: SignatureStatusesOptions) => {
+    plugin = signatureStatusesPlugin({ upstreams: [{ url: up.url }], ...options });
+    await plugin.start!({ log });
+    return plugin;
+  };
+  beforeEach(async () => (up = await SolanaStandIn.start(100)));
+  afterEach(async () => {
+    await plugin?.stop!();
+    plugin = undefined;
+    await up.close();
+  });
+
+  it('serves a finalized status from memory: the upstream is asked once', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 90));
+    const p = await start({});
+    const first = await p.lookup([sig]);
+    const second = await p.lookup([sig]);
+    expect(second.value).to.deep.equal(first.value);
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('by default never serves a processed or confirmed status from memory', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('confirmed', 90));
+    const p = await start({});
+    await p.lookup([sig]);
+    up.statuses.set(sig, status('finalized', 90));
+    expect((await p.lookup([sig])).value).to.deep.equal([status('finalized', 90)]);
+    expect(up.requestCount).to.equal(2);
+  });
+
+  it('serves an unfinalized status from memory within unfinalizedTtlMs', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('processed', 90));
+    const p = await start({ memory: { unfinalizedTtlMs: 60000 } });
+    await p.lookup([sig]);
+    expect((await p.lookup([sig])).value).to.deep.equal([status('processed', 90)]);
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('asks again once unfinalizedTtlMs has passed', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('processed', 90));
+    const p = await start({ memory: { unfinalizedTtlMs: 20 } });
+    await p.lookup([sig]);
+    up.statuses.set(sig, status('confirmed', 91));
+    let latest: unknown[] = [];
+    // Polls (bounded) until the entry has expired; no fixed sleep decides the outcome.
+    for (let i = 0; i < 400 && up.requestCount === 1; i++) {
+      latest = (await p.lookup([sig])).value;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(up.requestCount).to.equal(2);
+    expect(latest).to.deep.equal([status('confirmed', 91)]);
+  });
+
+  it('maxEntries 0 turns memory off', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 90));
+    const p = await start({ memory: { maxEntries: 0 } });
+    await p.lookup([sig]);
+    await p.lookup([sig]);
+    expect(up.requestCount).to.equal(2);
+  });
+});

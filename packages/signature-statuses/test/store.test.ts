@@ -1,0 +1,202 @@
+import { Readable } from 'node:stream';
+import { writeFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { importStatuses, ImportLineError, signatureStatusesPlugin, StatusStore } from '../src/index.js';
+import { randomSignature, randomSignatures, status, tempDir } from './support/fixtures.js';
+import { SolanaStandIn } from './support/solana-stand-in.js';
+import { createLogger } from '@rollup-router/core';
+
+const log = createLogger({ level: 'silent' });
+const lines = (...values: unknown[]) =>
+  values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n') + '\n';
+
+describe('signature statuses: durable store', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir()));
+  afterEach(() => tmp.remove());
+
+  it('serves a finalized status learned from an upstream after a restart, every upstream down', async () => {
+    const up = await SolanaStandIn.start(50);
+    const [fin, conf] = randomSignatures(2);
+    up.statuses.set(fin!, status('finalized', 40, { InstructionError: [0, { Custom: 1 }] }));
+    up.statuses.set(conf!, status('confirmed', 45));
+    const options = { store: { path: tmp.file('statuses.db') }, upstreams: [{ url: up.url }] };
+
+    const first = signatureStatusesPlugin(options);
+    await first.start!({ log });
+    const learned = await first.lookup([fin!, conf!]);
+    await first.stop!();
+    await up.close();
+
+    const second = signatureStatusesPlugin(options);
+    await second.start!({ log });
+    try {
+      const after = await second.lookup([fin!]);
+      expect(after.value).to.deep.equal([learned.value[0]]);
+      // A confirmed status may still change: it is not persisted, so with every upstream down it cannot be answered.
+      const err = await second.lookup([conf!]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.have.property('code', -32061);
+    } finally {
+      await second.stop!();
+    }
+  });
+
+  it('writes a finalized status once: a later, different answer for it does not change it', async () => {
+    const store = StatusStore.open(tmp.file('s.db'));
+    try {
+      const sig = randomSignature();
+      expect(store.putFinalized([{ signature: sig, slot: 1, err: null }])).to.equal(1);
+      expect(store.putFinalized([{ signature: sig, slot: 2, err: 'AccountInUse' }])).to.equal(0);
+      expect(store.get(sig)).to.deep.equal(status('finalized', 1));
+    } finally {
+      store.close();
+    }
+  });
+
+  it('opens the SQLite file on start() and closes it on stop()', async () => {
+    const plugin = signatureStatusesPlugin({ store: { path: tmp.file('s.db') } });
+    expect(plugin.store).to.equal(undefined);
+    await plugin.start!({ log });
+    const store = plugin.store!;
+    expect(store.open).to.equal(true);
+    await plugin.stop!();
+    expect(store.open).to.equal(false);
+    expect(plugin.store).to.equal(undefined);
+  });
+
+  describe('importStatuses', () => {
+    it('imports into the store of a running plugin, served at once', async () => {
+      const plugin = signatureStatusesPlugin({ store: { path: tmp.file('s.db') } });
+      await plugin.start!({ log });
+      try {
+        const sig = randomSignature();
+        const input = lines({
+          signature: sig,
+          slot: 12,
+          err: 'AccountInUse',
+          confirmationStatus: 'finalized',
+        });
+        expect(await importStatuses(plugin.store!, Readable.from([input]))).to.deep.equal({
+          lines: 1,
+          imported: 1,
+          alreadyPresent: 0,
+        });
+        expect((await plugin.lookup([sig])).value).to.deep.equal([status('finalized', 12, 'AccountInUse')]);
+      } finally {
+        await plugin.stop!();
+      }
+    });
+
+    it('imports short and full lines, which are then served without any upstream', async () => {
+      const [a, b, c] = randomSignatures(3);
+      const full = {
+        signature: b,
+        ...status('finalized', 8, { InsufficientFundsForRent: { account_index: 2 } }),
+      };
+      const file = tmp.file('in.jsonl');
+      writeFileSync(
+        file,
+        lines({ signature: a, slot: 7, err: null, confirmationStatus: 'finalized' }, '', full, {
+          signature: c,
+          slot: 9,
+          err: 'BlockhashNotFound',
+          confirmationStatus: 'finalized',
+        }),
+      );
+      const path = tmp.file('s.db');
+      expect(await importStatuses(path, file)).to.deep.equal({ lines: 3, imported: 3, alreadyPresent: 0 });
+
+      const plugin = signatureStatusesPlugin({ store: { path } });
+      await plugin.start!({ log });
+      try {
+        const answer = await plugin.lookup([a!, b!, c!]);
+        expect(answer.value).to.deep.equal([
+          status('finalized', 7),
+          status('finalized', 8, { InsufficientFundsForRent: { account_index: 2 } }),
+          status('finalized', 9, 'BlockhashNotFound'),
+        ]);
+      } finally {
+        await plugin.stop!();
+      }
+    });
+
+    it('is idempotent: importing the same lines again adds nothing', async () => {
+      const path = tmp.file('s.db');
+      const input = lines(
+        ...randomSignatures(5).map((signature, i) => ({
+          signature,
+          slot: i,
+          err: null,
+          confirmationStatus: 'finalized',
+        })),
+      );
+      expect(await importStatuses(path, Readable.from([input]))).to.deep.equal({
+        lines: 5,
+        imported: 5,
+        alreadyPresent: 0,
+      });
+      expect(await importStatuses(path, Readable.from([input]))).to.deep.equal({
+        lines: 5,
+        imported: 0,
+        alreadyPresent: 5,
+      });
+      const store = StatusStore.open(path);
+      expect(store.count()).to.equal(5);
+      store.close();
+    });
+
+    const bad: [string, unknown, RegExp][] = [
+      ['not JSON', '{"signature":', /not valid JSON/],
+      [
+        'a signature that is not base58 of 64 bytes',
+        { signature: 'abc', slot: 1, err: null, confirmationStatus: 'finalized' },
+        /\/signature/,
+      ],
+      [
+        'a status that is not finalized',
+        { signature: randomSignature(), slot: 1, err: null, confirmationStatus: 'confirmed' },
+        /\/confirmationStatus/,
+      ],
+      [
+        'a full status whose status and err disagree',
+        {
+          signature: randomSignature(),
+          ...status('finalized', 1, 'AccountInUse'),
+          status: { Err: 'AccountNotFound' },
+        },
+        /same error/,
+      ],
+      [
+        'an unknown key',
+        { signature: randomSignature(), slot: 1, err: null, confirmationStatus: 'finalized', memo: 'x' },
+        /memo/,
+      ],
+    ];
+    for (const [what, line, reason] of bad) {
+      it(`rejects the whole file on ${what}, naming the line; nothing is written`, async () => {
+        const path = tmp.file('s.db');
+        const good = () => ({
+          signature: randomSignature(),
+          slot: 3,
+          err: null,
+          confirmationStatus: 'finalized',
+        });
+        const err = await importStatuses(path, Readable.from([lines(good(), good(), line, good())])).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).to.be.instanceOf(ImportLineError);
+        expect((err as ImportLineError).line).to.equal(3);
+        expect((err as Error).message)
+          .to.match(/^line 3: /)
+          .and.match(reason);
+        const store = StatusStore.open(path);
+        expect(store.count()).to.equal(0);
+        store.close();
+      });
+    }
+  });
+});
