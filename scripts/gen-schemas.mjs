@@ -32,21 +32,32 @@ function stripNested(node, isRoot) {
 // several schemas of one package is inlined rather than declared twice under one name.
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_ONES = ['items', 'not', 'if', 'then', 'else', 'additionalProperties', 'contains', 'propertyNames'];
+const SCHEMA_ONES = [
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+];
 function forTypes(node, isRoot) {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
   const out = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'title' && !isRoot) continue;
     if (k === 'prefixItems') continue;
-    if (SCHEMA_MAPS.includes(k)) out[k] = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, forTypes(x)]));
+    if (SCHEMA_MAPS.includes(k))
+      out[k] = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, forTypes(x)]));
     else if (SCHEMA_LISTS.includes(k)) out[k] = v.map((x) => forTypes(x));
     else if (SCHEMA_ONES.includes(k)) out[k] = forTypes(v);
     else out[k] = v;
   }
   if (Array.isArray(node.prefixItems)) {
     out.items = node.prefixItems.map((x) => forTypes(x));
-    out.additionalItems = node.items === false ? false : node.items === undefined ? true : forTypes(node.items);
+    out.additionalItems =
+      node.items === false ? false : node.items === undefined ? true : forTypes(node.items);
   }
   return out;
 }
