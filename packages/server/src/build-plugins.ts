@@ -1,0 +1,41 @@
+import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
+import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
+import type { ServerConfig } from './config/server-config.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import type { UpstreamWatch } from './readiness/upstream-watch.js';
+
+export interface ServerPlugins {
+  readonly routes: RoutesPlugin;
+  readonly statuses: SignatureStatusesPlugin;
+}
+
+/**
+ * The two method plugins from the config, wired to the server's observers: upstream
+ * outcomes feed metrics and readiness, lookups feed the cache-hit metrics, probes the
+ * node metrics. With statusesFromRoutes, the nodes getRoutes lists are asked too.
+ */
+export function buildPlugins(
+  config: ServerConfig,
+  metrics: ServerMetrics | undefined,
+  upstreams: UpstreamWatch,
+): ServerPlugins {
+  const routes = routesPlugin(routesOptions(config.routes));
+  if (metrics) routes.registry.onProbe(metrics.observeProbe);
+  const statuses = signatureStatusesPlugin({
+    ...config.statuses,
+    extraUpstreams: config.statusesFromRoutes
+      ? () => routes.registry.available().map((r) => r.fqdn)
+      : undefined,
+    onUpstreamCall: (url, outcome, ms) => {
+      upstreams.record(url, outcome);
+      metrics?.observeUpstream(url, outcome, ms);
+    },
+    onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
+  });
+  return { routes, statuses };
+}
+
+/** The routes section as the plugin takes it: inline entries are checked by the plugin when it starts. */
+export function routesOptions(section: ServerConfig['routes']): RoutesOptions {
+  return { ...section, routes: section.routes as RouteEntry[] | undefined };
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+import { RouteListError } from '@rollup-router/routes';
+import { ImportLineError } from '@rollup-router/signature-statuses';
+import { helpText, parseCommand, USAGE, UsageError, type Command } from './cli/args.js';
+import { checkConfig } from './cli/check-config.js';
+import { importStatusesCommand } from './cli/import-statuses.js';
+import { ConfigError } from './config/config-error.js';
+import { loadConfig } from './config/load-config.js';
+import { createServerLogger } from './logger.js';
+import { version } from './paths.js';
+import { startServer } from './server.js';
+import { handleSignals } from './signals.js';
+
+/** Exit codes: 0 done, 1 failure while running, 2 invalid config, arguments or input. */
+const INVALID = 2;
+
+const fail = (code: number, message: string): never => {
+  process.stderr.write(`rollup-router: ${message}\n`);
+  process.exit(code);
+};
+
+async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void> {
+  const { config, source, overrides } = await loadConfig({
+    file: command.config ?? (process.env.ROLLUP_ROUTER_CONFIG || undefined),
+    env: process.env,
+    flags: { host: command.host, port: command.port, logLevel: command.logLevel },
+  });
+  const { logger, flush } = createServerLogger(config.logLevel);
+  const exit = (code: number): never => {
+    flush();
+    process.exit(code);
+  };
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception; exiting');
+    exit(1);
+  });
+  logger.info({ version, config: source, overrides }, 'starting rollup-router');
+  let running;
+  try {
+    running = await startServer(config, { logger });
+  } catch (err) {
+    if (err instanceof RouteListError) {
+      logger.error({ issues: err.issues }, `invalid routes: ${err.message}`);
+      return exit(INVALID);
+    }
+    logger.fatal({ err }, 'could not start');
+    return exit(1);
+  }
+  handleSignals(running, logger, exit);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (err) {
+    if (err instanceof UsageError) fail(INVALID, `${err.message}\n${USAGE}`);
+    throw err;
+  }
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(`${helpText()}\n`);
+      return;
+    case 'version':
+      process.stdout.write(`${version}\n`);
+      return;
+    case 'check-config':
+      process.stdout.write(await checkConfig(command.file, process.env));
+      return;
+    case 'import-statuses': {
+      const report = await importStatusesCommand(command.file, command.config, process.env);
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      return;
+    }
+    case 'serve':
+      return serve(command);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof RouteListError) fail(INVALID, err.message);
+  if (err instanceof ImportLineError) fail(INVALID, `import rejected, nothing was imported: ${err.message}`);
+  if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') fail(INVALID, (err as Error).message);
+  fail(1, (err as Error)?.message ?? String(err));
+});

@@ -1,0 +1,125 @@
+/**
+ * Environment variables that override the config file (containers and process managers
+ * configure through the environment). Each one sets one key; the result is validated
+ * with the file, so a bad value fails exactly like a bad key in the file, naming the
+ * variable it came from. Empty variables are ignored.
+ */
+export interface EnvOverride {
+  /** The environment variable. */
+  readonly name: string;
+  /** The config key it sets, as a JSON pointer. */
+  readonly key: string;
+  /** What the value looks like, for --help and the docs. */
+  readonly format: string;
+  readonly apply: (config: Record<string, unknown>, value: string) => void;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The object at `path` below `config`, created (or replaced, when not an object) as needed. */
+function objectAt(config: Json, path: readonly string[]): Json {
+  let node = config;
+  for (const key of path) {
+    const next = node[key];
+    node = isObject(next) ? next : (node[key] = {});
+  }
+  return node;
+}
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+/** A whole number stays a number; anything else is left as text for the schema to reject by name. */
+const integer = (value: string): number | string => (/^\s*\d+\s*$/.test(value) ? Number(value) : value);
+
+const OFF = /^(off|false|none)$/i;
+
+export const ENV_OVERRIDES: readonly EnvOverride[] = [
+  { name: 'HOST', key: '/host', format: 'an address, e.g. 0.0.0.0', apply: (c, v) => void (c.host = v) },
+  {
+    name: 'PORT',
+    key: '/port',
+    format: 'a port number, 0 for any free port',
+    apply: (c, v) => void (c.port = integer(v)),
+  },
+  {
+    name: 'LOG_LEVEL',
+    key: '/logLevel',
+    format: 'fatal|error|warn|info|debug|trace|silent',
+    apply: (c, v) => void (c.logLevel = v),
+  },
+  {
+    name: 'ROLLUP_ROUTER_API_KEYS',
+    key: '/apiKeys',
+    format: 'comma-separated keys (8 characters or more)',
+    apply: (c, v) => void (c.apiKeys = list(v)),
+  },
+  {
+    name: 'ROLLUP_ROUTER_UPSTREAMS',
+    key: '/statuses/upstreams',
+    format: 'comma-separated http(s) URLs of Solana JSON-RPC nodes',
+    apply: (c, v) => void (objectAt(c, ['statuses']).upstreams = list(v).map((url) => ({ url }))),
+  },
+  {
+    name: 'ROLLUP_ROUTER_STORE_PATH',
+    key: '/statuses/store',
+    format: 'path of the SQLite file, or off for no store',
+    apply: (c, v) => void (objectAt(c, ['statuses']).store = OFF.test(v) ? false : { path: v }),
+  },
+  {
+    name: 'ROLLUP_ROUTER_ROUTES_FILE',
+    key: '/routes/file',
+    format: 'path of a JSON or YAML routes file',
+    apply: (c, v) => void (objectAt(c, ['routes']).file = v),
+  },
+  {
+    name: 'ROLLUP_ROUTER_CORS_ORIGINS',
+    key: '/cors',
+    format: '*, off, or comma-separated origins (https://app.example)',
+    apply: (c, v) => void (c.cors = v.trim() === '*' ? '*' : OFF.test(v) ? false : list(v)),
+  },
+  {
+    name: 'ROLLUP_ROUTER_RATE_LIMIT',
+    key: '/rateLimit',
+    format: 'POINTS/SECONDS (e.g. 100/1 = 100 calls per second per client IP), or off',
+    apply: (c, v) => {
+      if (OFF.test(v)) {
+        c.rateLimit = false;
+        return;
+      }
+      const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(v);
+      // Keep trustProxy from the file: the variable sets the budget, not the network layout.
+      const previous = isObject(c.rateLimit) ? c.rateLimit : {};
+      c.rateLimit = m ? { ...previous, points: Number(m[1]), durationSeconds: Number(m[2]) } : v;
+    },
+  },
+  {
+    name: 'ROLLUP_ROUTER_MOUNT_PATH',
+    key: '/endpoints/mountPath',
+    format: 'a path, e.g. /rpc',
+    apply: (c, v) => void (objectAt(c, ['endpoints']).mountPath = v),
+  },
+  {
+    name: 'ROLLUP_ROUTER_API_VERSION',
+    key: '/statuses/apiVersion',
+    format: 'text for result.context.apiVersion when no upstream was asked',
+    apply: (c, v) => void (objectAt(c, ['statuses']).apiVersion = v),
+  },
+];
+
+/** Applies every set variable to `config` (mutated); returns the ones applied. */
+export function applyEnvOverrides(config: Json, env: NodeJS.ProcessEnv): EnvOverride[] {
+  const applied: EnvOverride[] = [];
+  for (const override of ENV_OVERRIDES) {
+    const value = env[override.name];
+    if (value === undefined || value.trim() === '') continue;
+    override.apply(config, value);
+    applied.push(override);
+  }
+  return applied;
+}

@@ -1,0 +1,36 @@
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { RequestTracker } from './request-tracker.js';
+
+/**
+ * Stops listening and waits for the requests under way, up to `graceMs`, then closes
+ * every connection left. The caller has already made new calls fail fast (rpc.drain()),
+ * so a keep-alive client that sends one more gets 503 -32053 with Connection: close.
+ */
+export async function closeGracefully(
+  server: Server,
+  tracker: RequestTracker,
+  graceMs: number,
+  log: Logger,
+): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = new AbortController();
+  const expired = sleep(graceMs, 'expired' as const, { signal: timer.signal }).catch(
+    () => 'cancelled' as const,
+  );
+  if ((await Promise.race([tracker.idle().then(() => 'idle' as const), expired])) === 'expired') {
+    log.warn(
+      { inflight: tracker.inflight },
+      'shutdown grace period over; closing connections with calls under way',
+    );
+  }
+  timer.abort();
+  // Keep-alive connections become idle as their last answer is written; close them until none is left.
+  while (!(await Promise.race([closed.then(() => true), sleep(25, false)]))) {
+    if (Date.now() >= deadline) server.closeAllConnections();
+    else server.closeIdleConnections();
+  }
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { ReadinessReport } from '../readiness/readiness.js';
+
+export interface FallbackRoutes {
+  readonly ready: () => ReadinessReport;
+  /** undefined: metrics are off. */
+  readonly metrics: (() => Promise<{ contentType: string; body: string }>) | undefined;
+  /** Logs a failure to build an answer (the client gets a bare 500). */
+  readonly onError: (err: unknown) => void;
+}
+
+const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * Everything on the port that is not a JSON-RPC endpoint: GET /health (the process is
+ * alive), GET /ready (it should get traffic), GET /metrics (Prometheus). Anything else is
+ * a 404 with a JSON-RPC error body, as the core answers unknown paths.
+ */
+export function createFallback(routes: FallbackRoutes): RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    const known =
+      path === '/health' || path === '/ready' || (path === '/metrics' && routes.metrics !== undefined);
+    if (!known) {
+      send(req, res, 404, JSON_TYPE, NOT_FOUND);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(req, res, 405, JSON_TYPE, '{"error":"method not allowed; use GET"}', { allow: 'GET, HEAD' });
+      return;
+    }
+    if (path === '/health') {
+      send(req, res, 200, JSON_TYPE, '{"status":"ok"}');
+    } else if (path === '/ready') {
+      const report = routes.ready();
+      const body = report.ready
+        ? { status: 'ready', checks: report.checks }
+        : { status: 'not ready', reasons: report.reasons, checks: report.checks };
+      send(req, res, report.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body));
+    } else {
+      routes.metrics!().then(
+        ({ contentType, body }) => send(req, res, 200, contentType, body),
+        (err: unknown) => {
+          routes.onError(err);
+          send(req, res, 500, JSON_TYPE, '{"error":"metrics unavailable"}');
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,24 @@
+export { startServer, type RunningServer, type StartServerOptions } from './server.js';
+export {
+  loadConfig,
+  embeddedDefaults,
+  type ConfigFlags,
+  type ConfigSources,
+  type LoadedConfig,
+} from './config/load-config.js';
+export { ConfigError } from './config/config-error.js';
+export { ENV_OVERRIDES, type EnvOverride } from './config/env-overrides.js';
+export type { ServerConfig } from './config/server-config.js';
+export { createServerLogger, type ServerLogger } from './logger.js';
+export {
+  ServerMetrics,
+  type ServerMetricsOptions,
+  type NodeView,
+  type ProbeView,
+} from './metrics/server-metrics.js';
+export { readinessReport, type ReadinessReport, type ReadinessSources } from './readiness/readiness.js';
+export { UpstreamWatch, type UpstreamWatchOptions } from './readiness/upstream-watch.js';
+export { SECURITY_HEADERS } from './http/security-headers.js';
+export { buildPlugins, routesOptions, type ServerPlugins } from './build-plugins.js';
+export { version } from './paths.js';
+export { configSchema, type Config } from './generated/schemas.js';

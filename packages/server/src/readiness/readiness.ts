@@ -1,0 +1,46 @@
+import type { UpstreamWatch } from './upstream-watch.js';
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  /** One line per check, for people reading GET /ready. */
+  readonly checks: Readonly<Record<string, string>>;
+  /** Why not ready; empty when ready. */
+  readonly reasons: readonly string[];
+}
+
+export interface ReadinessSources {
+  /** The plugins started: the route registry is loaded, the store opened. */
+  readonly started: () => boolean;
+  readonly draining: () => boolean;
+  /** undefined: no store configured. */
+  readonly storeOpen: () => boolean | undefined;
+  readonly nodes: () => { readonly registered: number; readonly available: number };
+  readonly upstreams: UpstreamWatch;
+}
+
+/**
+ * GET /ready: whether a load balancer should send traffic here. Not while starting or
+ * draining, not with the store closed, and not when upstreams are configured and none
+ * has answered lately (every signature the store does not know would fail).
+ */
+export function readinessReport(s: ReadinessSources): ReadinessReport {
+  const reasons: string[] = [];
+  const checks: Record<string, string> = {};
+  const started = s.started();
+  if (!started) reasons.push('starting: plugins not started yet');
+  if (s.draining()) reasons.push('shutting down');
+
+  const store = s.storeOpen();
+  checks.store = store === undefined ? 'none configured' : store ? 'open' : 'closed';
+  if (store === false) reasons.push('the status store is not open');
+
+  const nodes = s.nodes();
+  checks.routes = started
+    ? `loaded: ${nodes.available} of ${nodes.registered} nodes available`
+    : 'not loaded';
+
+  checks.upstreams = s.upstreams.describe();
+  const upstream = s.upstreams.problem();
+  if (upstream !== undefined) reasons.push(upstream);
+  return { ready: reasons.length === 0, checks, reasons };
+}

@@ -1,0 +1,108 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+
+export interface UpstreamWatchOptions {
+  /** The configured upstream URLs (full: they may carry a key in the query, so never logged as is). */
+  readonly urls: readonly string[];
+  readonly freshMs: number;
+  /** 0: never probe, rely on traffic. */
+  readonly probeIntervalMs: number;
+  readonly probeTimeoutMs: number;
+}
+
+/** Outcomes of a plugin upstream request that mean the upstream is up and speaking JSON-RPC. */
+const ANSWERED = new Set(['ok', 'rpc_error']);
+
+/** Origin only: a path or query may hold an API key (Helius, Triton...). */
+export const upstreamLabel = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid url)';
+  }
+};
+
+/**
+ * Remembers when an upstream last answered, for GET /ready. Real calls are the main
+ * evidence (the statuses plugin reports each one); when none happened for a while, the
+ * watch asks the upstreams `getHealth` itself, so a quiet server still knows.
+ */
+export class UpstreamWatch {
+  private lastAnswer: { at: number; upstream: string } | undefined;
+  private stopping: AbortController | undefined;
+
+  constructor(
+    private readonly options: UpstreamWatchOptions,
+    private readonly log: Logger,
+  ) {}
+
+  get configured(): boolean {
+    return this.options.urls.length > 0;
+  }
+
+  /** The statuses plugin's onUpstreamCall hook. */
+  readonly record = (upstream: string, outcome: string): void => {
+    if (ANSWERED.has(outcome)) this.lastAnswer = { at: Date.now(), upstream };
+  };
+
+  /** Undefined when an upstream answered within the fresh window (or none is configured), else why not. */
+  problem(now = Date.now()): string | undefined {
+    if (!this.configured) return undefined;
+    if (this.lastAnswer === undefined) return 'no upstream has answered yet';
+    const age = now - this.lastAnswer.at;
+    return age <= this.options.freshMs
+      ? undefined
+      : `no upstream answered in the last ${Math.round(this.options.freshMs / 1000)} s (last: ${this.lastAnswer.upstream}, ${Math.round(age / 1000)} s ago)`;
+  }
+
+  describe(now = Date.now()): string {
+    if (!this.configured) return 'none configured';
+    return this.lastAnswer === undefined
+      ? 'none answered yet'
+      : `${this.lastAnswer.upstream} answered ${now - this.lastAnswer.at} ms ago`;
+  }
+
+  start(): void {
+    if (!this.configured || this.options.probeIntervalMs === 0 || this.stopping !== undefined) return;
+    this.stopping = new AbortController();
+    void this.loop(this.stopping.signal);
+  }
+
+  stop(): void {
+    this.stopping?.abort();
+  }
+
+  private async loop(stopped: AbortSignal): Promise<void> {
+    const interval = this.options.probeIntervalMs;
+    while (!stopped.aborted) {
+      if (this.lastAnswer === undefined || Date.now() - this.lastAnswer.at >= interval)
+        await this.probeAll(stopped);
+      // Unreferenced: a pending probe timer never keeps the process alive.
+      await sleep(interval, undefined, { signal: stopped, ref: false }).catch(() => undefined);
+    }
+  }
+
+  private async probeAll(stopped: AbortSignal): Promise<void> {
+    await Promise.all(this.options.urls.map((url) => this.probe(url, stopped)));
+  }
+
+  private async probe(url: string, stopped: AbortSignal): Promise<void> {
+    const label = upstreamLabel(url);
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
+        signal: AbortSignal.any([stopped, AbortSignal.timeout(this.options.probeTimeoutMs)]),
+      });
+      const body = (await res.json()) as { jsonrpc?: unknown };
+      // Any JSON-RPC reply, an error included ("node is behind"), proves the upstream is there.
+      if (body?.jsonrpc === '2.0') this.record(label, 'ok');
+      else this.log.warn({ upstream: label, status: res.status }, 'readiness probe: not a JSON-RPC answer');
+    } catch (err) {
+      if (stopped.aborted) return;
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      this.log.warn({ upstream: label, error: cause ?? (err as Error).name }, 'readiness probe failed');
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { RunningServer } from './server.js';
+
+/**
+ * SIGTERM/SIGINT: graceful shutdown, then exit 0 (1 if stopping failed); a second one
+ * exits at once with 1. SIGHUP: reload the routes file (a bad file keeps the old list).
+ */
+export function handleSignals(server: RunningServer, log: Logger, exit: (code: number) => never): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without waiting');
+      exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'signal received');
+    server.shutdown().then(
+      () => exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', () => {
+    log.info({ signal: 'SIGHUP' }, 'reloading routes');
+    server.reloadRoutes().then(
+      (errors) => {
+        if (errors.length === 0)
+          log.info({ nodes: server.plugins.routes.registry.nodes().length }, 'routes reloaded');
+      },
+      (err: unknown) => log.error({ err }, 'routes reload failed'),
+    );
+  });
+}

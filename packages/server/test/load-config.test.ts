@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { exampleRoutesFile } from '../src/paths.js';
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'server-config-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  const rejection = async (promise: Promise<unknown>): Promise<ConfigError> => {
+    try {
+      await promise;
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      return err as ConfigError;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('without a file: the example routes, a store under ./data of the working directory, 127.0.0.1:8080', async () => {
+    const { config, source } = await loadConfig();
+    expect(source).to.equal('embedded defaults');
+    expect(config.routes.file).to.equal(exampleRoutesFile);
+    expect(config.routes.health).to.equal(undefined);
+    expect(config.statuses.store).to.deep.equal({ path: resolve('data/statuses.sqlite') });
+    expect(config.statuses.upstreams).to.deep.equal([]);
+    expect([config.host, config.port]).to.deep.equal(['127.0.0.1', 8080]);
+  });
+
+  it('a file that states only some keys gets the schema defaults for the rest, the store included', async () => {
+    const { config } = await loadConfig({
+      file: file('c.json', '{"statuses": {"upstreams": [{"url": "http://127.0.0.1:1"}]}}'),
+    });
+    expect(config.statuses.store).to.deep.equal({ path: resolve('data/statuses.sqlite') });
+    expect(config.routes.file).to.equal(undefined);
+    expect(config.limits.maxBodyBytes).to.be.a('number');
+    expect(config.endpoints).to.deep.equal({
+      mountPath: '/',
+      root: true,
+      pathStyle: true,
+      pathStyleEnvelope: 'specification',
+    });
+  });
+
+  it('store: false turns the store off', async () => {
+    const { config } = await loadConfig({ file: file('c.yaml', 'statuses:\n  store: false\n') });
+    expect(config.statuses.store).to.equal(false);
+  });
+
+  it('precedence: file < environment < flags', async () => {
+    const path = file('c.json', '{"port": 1000, "host": "127.0.0.2", "logLevel": "warn"}');
+    const { config, overrides } = await loadConfig({
+      file: path,
+      env: { PORT: '2000', LOG_LEVEL: 'debug' },
+      flags: { port: '3000' },
+    });
+    expect(config.port).to.equal(3000);
+    expect(config.logLevel).to.equal('debug');
+    expect(config.host).to.equal('127.0.0.2');
+    expect(overrides).to.include.members(['environment variable LOG_LEVEL', 'flag --port']);
+  });
+
+  it('relative paths are resolved against the working directory', async () => {
+    const { config } = await loadConfig({
+      file: file(
+        'c.json',
+        '{"routes": {"file": "nodes.yaml"}, "statuses": {"store": {"path": "db/s.sqlite"}}}',
+      ),
+    });
+    expect(config.routes.file).to.equal(resolve('nodes.yaml'));
+    expect(config.statuses.store).to.deep.equal({ path: resolve('db/s.sqlite') });
+  });
+
+  it('a bad value names the key, the rule and what the key is for', async () => {
+    const err = await rejection(
+      loadConfig({ file: file('c.json', '{"readiness": {"upstreamFreshMs": 5}}') }),
+    );
+    expect(err.message).to.include('/readiness/upstreamFreshMs');
+    expect(err.message).to.include('rule: minimum');
+    expect(err.message).to.include('answered');
+  });
+
+  it('inside a oneOf, the branch of the value’s type says what is wrong', async () => {
+    const err = await rejection(
+      loadConfig({ file: file('c.json', '{"rateLimit": {"points": 5, "durationSeconds": 0}}') }),
+    );
+    expect(err.message).to.include('/rateLimit/durationSeconds');
+    expect(err.message).to.include('rule: minimum');
+  });
+
+  it('a bad environment value names the variable', async () => {
+    const err = await rejection(loadConfig({ env: { ROLLUP_ROUTER_RATE_LIMIT: 'lots' } }));
+    expect(err.message).to.include('/rateLimit');
+    expect(err.message).to.include('environment variable ROLLUP_ROUTER_RATE_LIMIT');
+  });
+
+  it('a top level that is not an object is rejected', async () => {
+    const err = await rejection(loadConfig({ file: file('c.json', '[1, 2]') }));
+    expect(err.message).to.include('top level');
+  });
+
+  it('an unreadable file is a ConfigError naming it', async () => {
+    const err = await rejection(loadConfig({ file: join(dir, 'missing.json') }));
+    expect(err.message).to.include('missing.json');
+  });
+});

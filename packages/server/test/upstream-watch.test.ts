@@ -1,0 +1,113 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { readinessReport } from '../src/readiness/readiness.js';
+import { UpstreamWatch } from '../src/readiness/upstream-watch.js';
+
+/** A node answering getHealth like the captured validator. */
+async function healthyNode(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hits += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"jsonrpc":"2.0","result":"ok","id":1}\n');
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    hits: () => hits,
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+const until = async (check: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`never happened: ${what}`);
+};
+
+const silent = pino({ level: 'silent' });
+const report = (watch: UpstreamWatch, storeOpen: boolean | undefined = true) =>
+  readinessReport({
+    started: () => true,
+    draining: () => false,
+    storeOpen: () => storeOpen,
+    nodes: () => ({ registered: 1, available: 1 }),
+    upstreams: watch,
+  });
+
+describe('UpstreamWatch and the readiness report', () => {
+  it('with no upstream configured, readiness does not depend on one', () => {
+    const watch = new UpstreamWatch(
+      { urls: [], freshMs: 1000, probeIntervalMs: 0, probeTimeoutMs: 100 },
+      silent,
+    );
+    expect(report(watch).ready).to.equal(true);
+    expect(report(watch).checks.upstreams).to.equal('none configured');
+  });
+
+  it('is not ready until an upstream answers; a probe of a quiet upstream makes it ready', async () => {
+    const node = await healthyNode();
+    const watch = new UpstreamWatch(
+      { urls: [node.url], freshMs: 60_000, probeIntervalMs: 50, probeTimeoutMs: 1000 },
+      silent,
+    );
+    try {
+      expect(report(watch).ready).to.equal(false);
+      expect(report(watch).reasons).to.deep.equal(['no upstream has answered yet']);
+      watch.start();
+      await until(() => report(watch).ready, 'ready after the probe');
+      expect(node.hits()).to.be.at.least(1);
+    } finally {
+      watch.stop();
+      await node.close();
+    }
+  });
+
+  it('a real call reported by the plugin counts as an answer; a failed one does not', () => {
+    const watch = new UpstreamWatch(
+      { urls: ['http://127.0.0.1:9/'], freshMs: 60_000, probeIntervalMs: 0, probeTimeoutMs: 100 },
+      silent,
+    );
+    watch.record('http://127.0.0.1:9', 'unreachable');
+    expect(report(watch).ready).to.equal(false);
+    watch.record('http://127.0.0.1:9', 'rpc_error');
+    expect(report(watch).ready).to.equal(true);
+  });
+
+  it('an answer older than the fresh window no longer counts', () => {
+    const watch = new UpstreamWatch(
+      { urls: ['http://127.0.0.1:9/'], freshMs: 1000, probeIntervalMs: 0, probeTimeoutMs: 100 },
+      silent,
+    );
+    watch.record('http://127.0.0.1:9', 'ok');
+    expect(watch.problem(Date.now() + 5000)).to.match(/no upstream answered in the last 1 s/);
+  });
+
+  it('a closed store and draining are reasons not to be ready', () => {
+    const watch = new UpstreamWatch(
+      { urls: [], freshMs: 1000, probeIntervalMs: 0, probeTimeoutMs: 100 },
+      silent,
+    );
+    expect(report(watch, false).reasons).to.deep.equal(['the status store is not open']);
+    const draining = readinessReport({
+      started: () => true,
+      draining: () => true,
+      storeOpen: () => undefined,
+      nodes: () => ({ registered: 0, available: 0 }),
+      upstreams: watch,
+    });
+    expect(draining.reasons).to.deep.equal(['shutting down']);
+  });
+});

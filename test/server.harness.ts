@@ -1,0 +1,241 @@
+/**
+ * Shared by the server's end-to-end tests: the built CLI as a child process, a
+ * stand-in Solana node on loopback that answers like the captured validator, and
+ * valid signatures. Everything here is real: processes, sockets, SQLite files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import bs58 from 'bs58';
+import { listen, type Listening } from './support/http.js';
+
+export const REPO = resolve(import.meta.dirname, '..');
+export const CLI = join(REPO, 'packages/server/dist/cli.js');
+
+export const signature = (): string => bs58.encode(randomBytes(64));
+export const pubkey = (): string => bs58.encode(randomBytes(32));
+
+/** A finalized status as the validator writes it (keys in its alphabetical order). */
+export interface Status {
+  confirmationStatus: 'processed' | 'confirmed' | 'finalized';
+  confirmations: number | null;
+  err: unknown;
+  slot: number;
+  status: { Ok: null } | { Err: unknown };
+}
+export const finalized = (slot: number): Status => ({
+  confirmationStatus: 'finalized',
+  confirmations: null,
+  err: null,
+  slot,
+  status: { Ok: null },
+});
+
+/** A temporary directory, removed by `cleanup`. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'rollup-router-server-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function writeJson(file: string, value: unknown): string {
+  writeFileSync(file, JSON.stringify(value, null, 2));
+  return file;
+}
+
+export interface StandIn extends Listening {
+  /** Statuses it knows; anything else is null, as a validator answers. */
+  readonly known: Map<string, Status>;
+  /** getSignatureStatuses requests received. */
+  statusRequests: number;
+  /** Delay before each getSignatureStatuses answer, in ms. */
+  delayMs: number;
+}
+
+/**
+ * A Solana node on loopback answering getSignatureStatuses and getHealth byte-alike to
+ * the captures (er-validator.sigstatus-*.json): member order jsonrpc, result, id, and a
+ * trailing newline.
+ */
+export async function standInUpstream(known: Map<string, Status> = new Map(), delayMs = 0): Promise<StandIn> {
+  const state = { known, statusRequests: 0, delayMs };
+  const answer = async (call: { id?: unknown; method?: string; params?: unknown[] }): Promise<string> => {
+    const id = JSON.stringify(call.id ?? null);
+    if (call.method === 'getHealth') return `{"jsonrpc":"2.0","result":"ok","id":${id}}`;
+    if (call.method !== 'getSignatureStatuses') {
+      return `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${id}}`;
+    }
+    state.statusRequests += 1;
+    // Unreferenced: a stand-in told to be slow never keeps the test process alive.
+    if (state.delayMs > 0) await sleep(state.delayMs, undefined, { ref: false });
+    const sigs = (call.params?.[0] ?? []) as string[];
+    const value = sigs.map((s) => state.known.get(s) ?? null);
+    return `{"jsonrpc":"2.0","result":${JSON.stringify({ context: { apiVersion: '2.2.1', slot: 4242 }, value })},"id":${id}}`;
+  };
+  const server = await listen((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
+        const text = Array.isArray(body)
+          ? `[${(await Promise.all(body.map(answer))).join(',')}]`
+          : await answer(body as { id?: unknown; method?: string });
+        const bytes = `${text}\n`;
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(bytes),
+        });
+        res.end(bytes);
+      })();
+    });
+  });
+  return Object.assign(state, { url: server.url, port: server.port, close: server.close }) as StandIn;
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  readonly base: string;
+  readonly port: number;
+  /** Every JSON log line so far. */
+  logs(): Record<string, unknown>[];
+  output(): string;
+  readonly exited: Promise<number | null>;
+  signal(sig: NodeJS.Signals): void;
+  /** SIGKILL if still running; for cleanup. */
+  kill(): Promise<void>;
+}
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built CLI to completion (check-config, import-statuses, --help). */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<RunResult> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+}
+
+/** The environment without the server's own variables, so the host's settings cannot leak into a test. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env))
+    if (k === 'HOST' || k === 'PORT' || k === 'LOG_LEVEL' || k.startsWith('ROLLUP_ROUTER_')) delete env[k];
+  return env;
+}
+
+/**
+ * Starts the built CLI (`node packages/server/dist/cli.js ...args --port 0`) and resolves
+ * once it logs `listening`, with the real port from that line.
+ */
+export function startCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const lines: Record<string, unknown>[] = [];
+  let partial = '';
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not log "listening" within 20 s; output:\n${out}`));
+    }, 20_000);
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      partial += c.toString();
+      const complete = partial.split('\n');
+      partial = complete.pop()!;
+      for (const line of complete) {
+        if (line.trim() === '') continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        lines.push(entry);
+        if (typeof entry.port === 'number' && String(entry.msg).startsWith('listening')) {
+          clearTimeout(timer);
+          const port = entry.port;
+          resolveStart({
+            child,
+            port,
+            base: `http://127.0.0.1:${port}`,
+            logs: () => lines,
+            output: () => out,
+            exited,
+            signal: (sig) => void child.kill(sig),
+            kill: async () => {
+              if (child.exitCode === null && child.signalCode === null) {
+                child.kill('SIGKILL');
+                await exited;
+              }
+            },
+          });
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code} before listening; output:\n${out}`));
+    });
+  });
+}
+
+export interface RpcReply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly json: Record<string, unknown>;
+}
+
+/** POSTs a JSON-RPC body and parses the answer. */
+export async function rpc(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<RpcReply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: JSON.parse(text) as Record<string, unknown>,
+  };
+}
+
+export async function get(url: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The value of one sample in Prometheus text, or undefined when the series is absent. */
+export function sample(metrics: string, series: string): number | undefined {
+  for (const line of metrics.split('\n')) {
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  }
+  return undefined;
+}

@@ -1,0 +1,239 @@
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { eventually } from './support/http.js';
+import {
+  finalized,
+  get,
+  sample,
+  signature,
+  standInUpstream,
+  startCli,
+  tempDir,
+  writeJson,
+  type ServerProcess,
+  type StandIn,
+  type Status,
+} from './server.harness.js';
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** One POST on its own keep-alive connection pool; resolves with the complete answer or rejects. */
+function post(agent: http.Agent, url: string, body: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('rollup-router serve: graceful shutdown under load', function () {
+  this.timeout(90_000);
+  const CALLS = 200;
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: StandIn;
+  let server: ServerProcess;
+  let storePath: string;
+  const known = new Map<string, Status>();
+  const sigs: string[] = [];
+
+  before(async () => {
+    tmp = tempDir();
+    for (let i = 0; i < CALLS; i++) {
+      const sig = signature();
+      sigs.push(sig);
+      known.set(sig, finalized(1000 + i));
+    }
+    // Slow enough that every call is still waiting on it when the signal comes.
+    upstream = await standInUpstream(known, 1500);
+    storePath = join(tmp.dir, 'store.sqlite');
+    const config = writeJson(join(tmp.dir, 'config.json'), {
+      statuses: {
+        upstreams: [{ url: upstream.url }],
+        store: { path: storePath },
+        upstreamTimeoutMs: 20_000,
+        deadlineMs: 20_000,
+      },
+      limits: { callDeadlineMs: 30_000 },
+      readiness: { upstreamProbeIntervalMs: 0 },
+      shutdown: { graceMs: 30_000 },
+    });
+    server = await startCli(['--config', config, '--port', '0']);
+  });
+
+  after(async () => {
+    await server?.kill();
+    await upstream?.close();
+    tmp?.cleanup();
+  });
+
+  it('SIGTERM with 200 calls in flight: every call gets its complete answer, exit 0, the store is intact', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CALLS + 10 });
+    const calls = sigs.map((sig, i) =>
+      post(
+        agent,
+        `${server.base}/`,
+        JSON.stringify({ jsonrpc: '2.0', id: i, method: 'getSignatureStatuses', params: [[sig]] }),
+      ),
+    );
+    // All 200 are being answered (the scrape itself is one more request) before the signal.
+    await eventually(
+      async () => {
+        const m = await get(`${server.base}/metrics`);
+        return (sample(m.text, 'rollup_router_http_inflight_requests') ?? 0) >= CALLS + 1;
+      },
+      'all calls in flight',
+      400,
+    );
+    await eventually(() => upstream.statusRequests >= 1, 'the calls reached the slow upstream');
+
+    server.signal('SIGTERM');
+    const answers = await Promise.all(calls);
+    const code = await server.exited;
+    agent.destroy();
+
+    expect(code).to.equal(0);
+    answers.forEach((a, i) => {
+      expect(a.status).to.equal(200);
+      const json = JSON.parse(a.body) as { id: number; result: { value: unknown[] } };
+      expect(json.id).to.equal(i);
+      expect(json.result.value).to.deep.equal([known.get(sigs[i]!)]);
+    });
+    const logs = server.logs().map((l) => l.msg);
+    expect(logs).to.include('stopped');
+
+    const db = new Database(storePath, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
+      // The finalized statuses learned during the calls were written before the store closed.
+      const stored = (db.prepare('SELECT count(*) AS n FROM signature_statuses').get() as { n: number }).n;
+      expect(stored).to.equal(CALLS);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('rollup-router serve: a second signal does not wait', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: StandIn;
+  let server: ServerProcess;
+
+  before(async () => {
+    tmp = tempDir();
+    upstream = await standInUpstream(new Map(), 60_000);
+    const config = writeJson(join(tmp.dir, 'config.json'), {
+      statuses: {
+        upstreams: [{ url: upstream.url }],
+        store: false,
+        upstreamTimeoutMs: 60_000,
+        deadlineMs: 60_000,
+      },
+      limits: { callDeadlineMs: 60_000 },
+      readiness: { upstreamProbeIntervalMs: 0 },
+      shutdown: { graceMs: 60_000 },
+    });
+    server = await startCli(['--config', config, '--port', '0']);
+  });
+
+  after(async () => {
+    await server?.kill();
+    await upstream?.close();
+    tmp?.cleanup();
+  });
+
+  it('exits with 1 on the second SIGTERM while a call is still waiting', async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    const call = post(
+      agent,
+      `${server.base}/`,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] }),
+    ).catch((err: Error) => err);
+    await eventually(() => upstream.statusRequests >= 1, 'the call reached the upstream');
+    server.signal('SIGTERM');
+    await eventually(
+      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
+      'shutdown began',
+    );
+    server.signal('SIGTERM');
+    expect(await server.exited).to.equal(1);
+    expect(await call).to.be.instanceOf(Error);
+    agent.destroy();
+  });
+});
+
+describe('rollup-router serve: a keep-alive connection while draining', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: StandIn;
+  let server: ServerProcess;
+  const sig = signature();
+
+  before(async () => {
+    tmp = tempDir();
+    upstream = await standInUpstream(new Map([[sig, finalized(5)]]), 1500);
+    const config = writeJson(join(tmp.dir, 'config.json'), {
+      statuses: { upstreams: [{ url: upstream.url }], store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+    server = await startCli(['--config', config, '--port', '0']);
+  });
+
+  after(async () => {
+    await server?.kill();
+    await upstream?.close();
+    tmp?.cleanup();
+  });
+
+  it('the call under way is answered; the next one on the connection gets 503 -32053 with Connection: close', async () => {
+    const socket = net.connect(server.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    const closed = new Promise((done) => socket.once('close', done));
+    const request = (body: unknown): string => {
+      const text = JSON.stringify(body);
+      return `POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+    };
+    socket.write(request({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }));
+    await eventually(() => upstream.statusRequests >= 1, 'the first call reached the upstream');
+    server.signal('SIGTERM');
+    await eventually(
+      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
+      'draining began',
+    );
+    socket.write(request({ jsonrpc: '2.0', id: 2, method: 'getRoutes' }));
+    await closed; // the server closes the connection after the 503
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).to.match(/^HTTP\/1\.1 200 /);
+    const firstBody = JSON.parse(first!.slice(first!.indexOf('\r\n\r\n') + 4)) as {
+      id: number;
+      result: { value: unknown[] };
+    };
+    expect(firstBody.id).to.equal(1);
+    expect(firstBody.result.value).to.deep.equal([finalized(5)]);
+    expect(second).to.match(/^HTTP\/1\.1 503 /);
+    expect(second).to.match(/\r\nconnection: close\r\n/i);
+    const secondBody = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4)) as {
+      error: { code: number };
+    };
+    expect(secondBody.error.code).to.equal(-32053);
+    expect(await server.exited).to.equal(0);
+  });
+});
