@@ -1,18 +1,20 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
-/** Wherever a secret could land in a log line, pino writes this instead. */
+/**
+ * Where a secret could land in a log line, pino writes `[redacted]` instead. The paths
+ * are explicit, not wildcards: redaction runs on every line, one per call, and wildcard
+ * paths made it a tenth of the standalone hot path's time (measured with --cpu-prof).
+ */
 export const REDACTED_PATHS: readonly string[] = [
   'authorization',
   'headers.authorization',
-  '*.headers.authorization',
+  'req.headers.authorization',
   'apiKey',
   'apiKeys',
-  '*.apiKey',
-  '*.apiKeys',
+  'config.apiKeys',
   '["api-key"]',
-  '*["api-key"]',
   'query',
-  '*.query',
+  'req.query',
 ];
 
 export interface LoggerOptions {

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import bs58 from 'bs58';
+import { base58DecodedLength } from './base58.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
 
@@ -32,15 +32,14 @@ ajv.addKeyword({
   errors: true,
   validate: function base58Bytes(this: unknown, size: number, data: string): boolean {
     const self = base58Bytes as unknown as { errors: Partial<ErrorObject>[] };
-    // A 64-byte value is at most 88 base58 characters; longer text cannot be right and is not decoded.
-    const decoded = data.length <= Math.ceil(size * 1.37) + 1 ? bs58.decodeUnsafe(data) : undefined;
-    if (decoded === undefined && !/^[1-9A-HJ-NP-Za-km-z]*$/.test(data)) {
+    const length = base58DecodedLength(data);
+    if (length === -1) {
       self.errors = [
         { keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } },
       ];
       return false;
     }
-    if (decoded === undefined || decoded.length !== size) {
+    if (length !== size) {
       self.errors = [
         {
           keyword: 'base58Bytes',

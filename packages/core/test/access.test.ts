@@ -95,7 +95,12 @@ describe('log redaction', () => {
     const log = memoryLog();
     const logger = createLogger({ destination: log.stream });
     logger.info(
-      { headers: { authorization: 'Bearer s3cret' }, apiKeys: ['s3cret'], req: { apiKey: 's3cret' } },
+      {
+        headers: { authorization: 'Bearer s3cret' },
+        apiKeys: ['s3cret'],
+        apiKey: 's3cret',
+        config: { apiKeys: ['s3cret'] },
+      },
       'x',
     );
     expect(JSON.stringify(log.lines())).to.not.include('s3cret');

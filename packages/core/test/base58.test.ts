@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import bs58 from 'bs58';
+import fc from 'fast-check';
+import { base58DecodedLength } from '../src/base58.js';
+
+describe('base58DecodedLength', () => {
+  it('agrees with a full bs58 decode on every encoded byte string', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
+        expect(base58DecodedLength(bs58.encode(bytes))).to.equal(bytes.length);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('agrees with bs58 on arbitrary text: -1 exactly where bs58 refuses it', () => {
+    const text = fc.string({
+      unit: fc.constantFrom(...'123456789ABCHJNPZabkmz0OIl+ é'.split('')),
+      maxLength: 100,
+    });
+    fc.assert(
+      fc.property(text, (s) => {
+        const decoded = bs58.decodeUnsafe(s);
+        expect(base58DecodedLength(s)).to.equal(decoded === undefined ? -1 : decoded.length);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
