@@ -28,11 +28,11 @@ export interface ChainDeps {
  * what the ones before did not know, each distinct signature once. The answer has one
  * entry per requested signature, in request order, duplicates included.
  */
-export async function lookupStatuses(
+export function lookupStatuses(
   deps: ChainDeps,
   signatures: readonly string[],
   options: LookupOptions = {},
-): Promise<GetSignatureStatusesResult> {
+): GetSignatureStatusesResult | Promise<GetSignatureStatusesResult> {
   const found = new Map<string, SignatureStatus | null>();
   let slot = deps.latestSlot();
   let fromMemory = 0;
@@ -58,32 +58,53 @@ export async function lookupStatuses(
   deps.count('memory', fromMemory);
   deps.count('store', fromStore);
 
+  // Answered here without a promise: no deadline timer, no microtask, for the common poll.
+  if (missing.length === 0) return answer(signatures, found, deps.apiVersion, slot);
+  return askUpstreams(deps, signatures, found, missing, slot, options);
+}
+
+async function askUpstreams(
+  deps: ChainDeps,
+  signatures: readonly string[],
+  found: Map<string, SignatureStatus | null>,
+  missing: string[],
+  localSlot: number,
+  options: LookupOptions,
+): Promise<GetSignatureStatusesResult> {
+  let slot = localSlot;
   let apiVersion = deps.apiVersion;
-  if (missing.length > 0) {
-    const answer = await deps.coalescer.resolve(
-      missing,
-      options.searchTransactionHistory === true,
-      options.signal,
-    );
-    let known = 0;
-    for (const [signature, status] of answer.statuses) {
-      found.set(signature, status);
-      if (status) {
-        known += 1;
-        if (status.slot > slot) slot = status.slot;
-      }
-    }
-    deps.count('upstream', known);
-    deps.count('unknown', missing.length - known);
-    const newest = answer.contexts.reduce<(typeof answer.contexts)[number] | undefined>(
-      (best, c) => (best && best.slot >= c.slot ? best : c),
-      undefined,
-    );
-    if (newest) {
-      apiVersion = newest.apiVersion;
-      if (newest.slot > slot) slot = newest.slot;
+  const resolved = await deps.coalescer.resolve(
+    missing,
+    options.searchTransactionHistory === true,
+    options.signal,
+  );
+  let known = 0;
+  for (const [signature, status] of resolved.statuses) {
+    found.set(signature, status);
+    if (status) {
+      known += 1;
+      if (status.slot > slot) slot = status.slot;
     }
   }
+  deps.count('upstream', known);
+  deps.count('unknown', missing.length - known);
+  const newest = resolved.contexts.reduce<(typeof resolved.contexts)[number] | undefined>(
+    (best, c) => (best && best.slot >= c.slot ? best : c),
+    undefined,
+  );
+  if (newest) {
+    apiVersion = newest.apiVersion;
+    if (newest.slot > slot) slot = newest.slot;
+  }
+  return answer(signatures, found, apiVersion, slot);
+}
+
+function answer(
+  signatures: readonly string[],
+  found: Map<string, SignatureStatus | null>,
+  apiVersion: string,
+  slot: number,
+): GetSignatureStatusesResult {
   return {
     context: { apiVersion, slot },
     value: signatures.map((s) => found.get(s) ?? null),

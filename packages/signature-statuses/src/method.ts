@@ -11,7 +11,7 @@ import type { LookupOptions } from './lookup.js';
 export type Lookup = (
   signatures: readonly string[],
   options: LookupOptions,
-) => Promise<GetSignatureStatusesResult>;
+) => GetSignatureStatusesResult | Promise<GetSignatureStatusesResult>;
 
 /** getSignatureStatuses with Solana's semantics, answered by `lookup`. */
 export function getSignatureStatusesMethod(

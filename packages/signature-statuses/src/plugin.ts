@@ -2,7 +2,7 @@ import { definePlugin, type Plugin, type PluginContext } from '@rollup-router/co
 import { Affinity } from './affinity.js';
 import { Coalescer } from './coalescer.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
-import { lookupStatuses, type LookupOptions } from './lookup.js';
+import { lookupStatuses, type ChainDeps, type LookupOptions } from './lookup.js';
 import { MemoryCache } from './memory-cache.js';
 import { getSignatureStatusesMethod } from './method.js';
 import {
@@ -130,27 +130,26 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     if (n > 0 && hooks.onLookup) safely('onLookup', () => hooks.onLookup!(layer, n));
   };
 
-  const lookup = (signatures: readonly string[], lookupOptions?: LookupOptions) => {
-    if (!running)
-      return Promise.reject(new Error('signature-statuses: lookup before start() or after stop()'));
-    return lookupStatuses(
-      {
-        memory,
-        store: () => store,
-        coalescer,
-        apiVersion: json.apiVersion,
-        latestSlot: () => latestSlot,
-        count,
-      },
-      signatures,
-      lookupOptions,
-    );
+  const chain: ChainDeps = {
+    memory,
+    store: () => store,
+    coalescer,
+    apiVersion: json.apiVersion,
+    latestSlot: () => latestSlot,
+    count,
   };
+  // Synchronous when memory or the store knows every signature; a promise only when an upstream is asked.
+  const answer = (signatures: readonly string[], lookupOptions?: LookupOptions) => {
+    if (!running) throw new Error('signature-statuses: lookup before start() or after stop()');
+    return lookupStatuses(chain, signatures, lookupOptions);
+  };
+  const lookup = async (signatures: readonly string[], lookupOptions?: LookupOptions) =>
+    answer(signatures, lookupOptions);
 
   return definePlugin({
     name: 'signature-statuses' as const,
     options: json,
-    methods: [getSignatureStatusesMethod(lookup)],
+    methods: [getSignatureStatusesMethod(answer)],
     track: (signature: string, upstreamUrl: string) => affinity.track(signature, upstreamUrl),
     lookup,
     get store() {
