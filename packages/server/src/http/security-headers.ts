@@ -1,8 +1,7 @@
 import type { RequestListener } from 'node:http';
 
 /**
- * Headers every answer carries. The core adds `x-content-type-options: nosniff` to its
- * JSON-RPC replies; these cover the rest for a JSON API that no browser should render,
+ * Headers every answer carries, for a JSON API that no browser should sniff, render,
  * frame or cache: statuses change until finalized, so no cache may keep an answer.
  * HSTS belongs to whatever terminates TLS in front of this plain-HTTP server.
  */

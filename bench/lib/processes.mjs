@@ -1,0 +1,115 @@
+// Targets run as child processes, each on its own CPU when pinning is on, so the
+// server under test never shares a process or a core with the load generator. Every
+// child is killed when the runner exits, whatever the reason (end, error, ctrl-C).
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const TARGETS = fileURLToPath(new URL('../targets/', import.meta.url));
+const live = new Set();
+
+let cpus; // { loadGenerator, targets } when pinned
+/** Pins this process (the load generator) to CPU 0 and reserves the others for targets. */
+export function pinCpus(enabled) {
+  const n = availableParallelism();
+  if (!enabled || n < 2) return (cpus = undefined);
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return (cpus = undefined); // no taskset: run unpinned, the machine section says so
+  }
+  return (cpus = { loadGenerator: '0', targets: n === 2 ? '1' : `1-${n - 1}` });
+}
+export const pinning = () => cpus;
+
+/**
+ * Starts `bench/targets/<script>` and waits for its ready line. Resolves with
+ * `{ absent }` when the target says it cannot run here.
+ */
+export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs = 30_000 } = {}) {
+  const node = [...nodeArgs, TARGETS + script, ...args];
+  const [cmd, argv] = cpus
+    ? ['taskset', ['-c', cpus.targets, process.execPath, ...node]]
+    : [process.execPath, node];
+  const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
+
+  const messages = [];
+  const waiting = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return; // a stray log line
+    }
+    const w = waiting.findIndex((x) => x.match(msg));
+    if (w >= 0) waiting.splice(w, 1)[0].resolve(msg);
+    else messages.push(msg);
+  });
+  const next = (match, ms = timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const i = messages.findIndex(match);
+      if (i >= 0) return resolve(messages.splice(i, 1)[0]);
+      const timer = setTimeout(() => reject(new Error(`${script}: no answer in ${ms} ms\n${stderr}`)), ms);
+      const entry = { match, resolve: (m) => (clearTimeout(timer), resolve(m)) };
+      waiting.push(entry);
+      child.once('exit', (code) => {
+        if (!waiting.includes(entry)) return;
+        clearTimeout(timer);
+        reject(new Error(`${script} exited (${code}) ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      });
+    });
+
+  const stop = () => stopChild(child);
+  const first = await next((m) => m.ready || m.absent).catch(async (err) => {
+    await stop();
+    throw err;
+  });
+  if (first.absent) {
+    await stop();
+    return { absent: first.absent };
+  }
+  return {
+    ...first,
+    url: `http://127.0.0.1:${first.port}`,
+    child,
+    stop,
+    /** Asks for a collected heap (SIGUSR2) and resolves with `{ rss, heapUsed, ... }`. */
+    memory: async () => {
+      child.kill('SIGUSR2');
+      return (await next((m) => m.memory, 10_000)).memory;
+    },
+  };
+}
+
+export function stopChild(child, graceMs = 5_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Kills every child still running; installed once for exit, ctrl-C and termination. */
+export function killChildrenOnExit() {
+  const killAll = () => {
+    for (const child of live) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(sig, () => {
+      killAll();
+      process.stderr.write(`\nbench: ${sig}, targets stopped\n`);
+      process.exit(130);
+    });
+  }
+}

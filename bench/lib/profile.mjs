@@ -1,0 +1,98 @@
+// `node --cpu-prof` of one of our servers under the same load as its row (by default
+// row d, the standalone trivial-method server), summarised as the frames with the most
+// self time and the share of each owner (our core, pino, ajv, Node's http, V8).
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { runCase } from './run-case.mjs';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Where a frame's code lives: ours, a dependency, Node itself, or V8. */
+function owner(url) {
+  if (!url) return 'v8/native';
+  if (url.startsWith('node:')) return 'node core';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg && !pkg.startsWith('@rollup-router/')) return pkg;
+  const ours = /\/packages\/([^/]+)\//.exec(url)?.[1];
+  if (ours) return `@rollup-router/${ours}`;
+  if (url.includes('/bench/')) return 'bench target';
+  return 'other';
+}
+
+export function summariseProfile(profile, top = 25) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n);
+  const place = ({ functionName, url, lineNumber }) =>
+    `${functionName || '(anonymous)'}${url ? ` ${relative(ROOT, url.replace(/^file:\/\//, ''))}:${lineNumber + 1}` : ''}`;
+  const selfUs = new Map();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const frames = new Map();
+  const owners = new Map();
+  let totalUs = 0;
+  let idleUs = 0;
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    if (functionName === '(idle)') {
+      idleUs += us; // waiting for the network: not work, left out of the shares
+      continue;
+    }
+    // A native frame (writeString, writev) says little alone: name its JS caller.
+    const caller = !url && !functionName.startsWith('(') ? parentOf.get(id) : undefined;
+    const key = place({ functionName, url, lineNumber }) + (caller ? ` <- ${place(caller.callFrame)}` : '');
+    frames.set(key, (frames.get(key) ?? 0) + us);
+    const o = functionName.startsWith('(')
+      ? functionName
+      : /^validate\d+$/.test(functionName) && !url
+        ? 'ajv-generated validators'
+        : caller
+          ? `${owner(caller.callFrame.url)} (native)`
+          : owner(url);
+    owners.set(o, (owners.get(o) ?? 0) + us);
+    totalUs += us;
+  }
+  const pct = (us) => Math.round((us / totalUs) * 1000) / 10;
+  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
+  return {
+    totalMs: Math.round(totalUs / 1000),
+    idleMs: Math.round(idleUs / 1000),
+    topFrames: sorted(frames)
+      .slice(0, top)
+      .map(([frame, us]) => ({ frame, selfMs: Math.round(us / 1000), pct: pct(us) })),
+    byOwner: sorted(owners).map(([owner, us]) => ({ owner, selfMs: Math.round(us / 1000), pct: pct(us) })),
+  };
+}
+
+/** Runs case `c` (row d by default) with its server under --cpu-prof and summarises the profile. */
+export async function profileCase(c, settings, dir, log) {
+  if (!c.target) throw new Error(`${c.id}: only our own targets can be profiled`);
+  const caseDir = join(dir, c.id);
+  mkdirSync(caseDir, { recursive: true });
+  log(`profiling ${c.id} (${c.what}) under load: node --cpu-prof`);
+  // The target exits on SIGTERM through process.exit(), which is when --cpu-prof writes.
+  const row = await runCase(c, settings, { targetNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${caseDir}`] });
+  if (row.absent || row.error) throw new Error(`${c.id}: ${row.absent ?? row.error}`);
+  const file = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile written in ${caseDir}`);
+  const summary = summariseProfile(JSON.parse(readFileSync(join(caseDir, file), 'utf8')));
+  return {
+    id: c.id,
+    what: c.what,
+    file: join(caseDir, file),
+    reqPerSecWhileProfiling: row.reqPerSec,
+    ...summary,
+  };
+}
+
+export function profileText(p) {
+  const lines = [
+    `${p.id}: ${p.what}`,
+    `top self-time frames (${p.totalMs} ms busy + ${p.idleMs} ms idle sampled, ${Math.round(p.reqPerSecWhileProfiling)} req/s while profiling):`,
+  ];
+  for (const f of p.topFrames)
+    lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.selfMs).padStart(6)} ms  ${f.frame}`);
+  lines.push('self time by owner:');
+  for (const o of p.byOwner)
+    lines.push(`  ${String(o.pct).padStart(5)}%  ${String(o.selfMs).padStart(6)} ms  ${o.owner}`);
+  return lines.join('\n');
+}

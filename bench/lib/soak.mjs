@@ -1,0 +1,93 @@
+// Soak: 1,000,000 mixed requests (calls and batches) against the standalone reference server (the trivial
+// core server when the plugins are not usable yet). RSS after a collected heap at 10%
+// of the calls and at the end; more than 10% growth between the two is a leak.
+import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
+import { benchSignatures } from '../targets/lib/fixtures.mjs';
+import { runLoad } from './load.mjs';
+import { rpcCall } from './peers.mjs';
+import { startTarget } from './processes.mjs';
+import { call, freshSignatureBodies, getRoutes, getSignatureStatuses } from './requests.mjs';
+
+export const LEAK_THRESHOLD = 0.1;
+
+function mixedRequests(sigs) {
+  const bad = call('getSignatureStatuses', [['not-base58-0OIl']]);
+  return [
+    { path: '/', body: getRoutes() },
+    { path: '/', body: getSignatureStatuses(sigs.slice(0, 1)) },
+    { path: '/', body: getSignatureStatuses(sigs) },
+    { path: '/', bodies: freshSignatureBodies(8192, 1) }, // through the upstream, then cached (1000 max)
+    { path: '/', body: `[${getRoutes()},${getSignatureStatuses(sigs.slice(0, 4))},${call('getHealth')}]` },
+    { path: '/', body: bad }, // -32602 path
+    { path: '/getRoutes', body: getRoutes() }, // path-style endpoint
+    { path: '/', body: call('rpc.discover') },
+  ];
+}
+
+export async function soak(settings, log) {
+  const total = settings.soakCalls;
+  const checkpoint = Math.round(total / 10);
+  const sigs = benchSignatures(256);
+  const helper = await startTarget('upstream-standin.mjs');
+  let target = await startTarget(
+    'reference.mjs',
+    ['--adapter', 'node', '--statuses', 'soak', '--upstream', helper.url],
+    {
+      nodeArgs: ['--expose-gc'],
+    },
+  );
+  let requests;
+  let server = 'reference server (routes + signature statuses, 1000-entry cache, upstream stand-in)';
+  if (target.absent) {
+    log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
+    server = `core createNodeListener, trivial method (reference server absent: ${target.absent})`;
+    target = await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs: ['--expose-gc'] });
+    requests = [
+      { path: '/', body: TRIVIAL_REQUEST },
+      { path: '/ping', body: TRIVIAL_REQUEST },
+      { path: '/', body: call('nope') },
+    ];
+  } else {
+    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
+    requests = mixedRequests(sigs);
+  }
+  try {
+    const start = await target.memory();
+    log(
+      `soak: ${total.toLocaleString('en-US')} mixed requests, ${settings.connections} connections, against ${server}`,
+    );
+    const first = await runLoad(target.url, requests, { ...settings, warmup: 0, amount: checkpoint });
+    const atCheckpoint = await target.memory();
+    log(
+      `  after ${checkpoint.toLocaleString('en-US')} requests: RSS ${mb(atCheckpoint.rss)} MB, heap ${mb(atCheckpoint.heapUsed)} MB`,
+    );
+    const rest = await runLoad(target.url, requests, { ...settings, warmup: 0, amount: total - checkpoint });
+    const atEnd = await target.memory();
+    log(
+      `  after ${total.toLocaleString('en-US')} requests: RSS ${mb(atEnd.rss)} MB, heap ${mb(atEnd.heapUsed)} MB`,
+    );
+    const growth = (atEnd.rss - atCheckpoint.rss) / atCheckpoint.rss;
+    const leak = growth > LEAK_THRESHOLD;
+    const failures = [first, rest].reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
+    log(
+      `  RSS growth ${(growth * 100).toFixed(1)}% (limit ${LEAK_THRESHOLD * 100}%): ${leak ? 'LEAK' : 'ok'}; transport errors/non-2xx: ${failures}`,
+    );
+    return {
+      server,
+      requests: total,
+      checkpoint,
+      connections: settings.connections,
+      memory: { start, atCheckpoint, atEnd },
+      rssGrowth: growth,
+      leak,
+      failures,
+      reqPerSec: (first.totalRequests + rest.totalRequests) / (first.seconds + rest.seconds),
+      gcExposed: atEnd.gc,
+    };
+  } finally {
+    await target.stop();
+    await helper.stop();
+  }
+}
+
+const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);

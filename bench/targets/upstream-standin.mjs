@@ -1,0 +1,64 @@
+// A loopback stand-in for a Solana node, answering like validator A does in
+// /work/shared/peers/captures (member order jsonrpc, result, id; keys sorted; trailing
+// newline): every signature is finalized. `GET /hits` tells how many
+// getSignatureStatuses calls reached it, so the bench can prove a "memory" or "SQLite"
+// row never went upstream.
+import http from 'node:http';
+import { serve } from './lib/serve.mjs';
+
+const STATUS =
+  '{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":212,"status":{"Ok":null}}';
+const started = Date.now();
+let hits = 0;
+
+const slot = () => 300 + Math.floor((Date.now() - started) / 50); // 50 ms slots, like the validator
+
+function answer(call) {
+  const id = JSON.stringify(call?.id ?? null);
+  switch (call?.method) {
+    case 'getSignatureStatuses': {
+      hits++;
+      const sigs = Array.isArray(call.params?.[0]) ? call.params[0] : [];
+      if (sigs.length > 256) {
+        return `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Too many inputs provided; max 256"},"id":${id}}`;
+      }
+      const value = sigs.map(() => STATUS).join(',');
+      return `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":${slot()}},"value":[${value}]},"id":${id}}`;
+    }
+    case 'getHealth':
+      return `{"jsonrpc":"2.0","result":"ok","id":${id}}`;
+    case 'getSlot':
+      return `{"jsonrpc":"2.0","result":${slot()},"id":${id}}`;
+    case 'getVersion':
+      return `{"jsonrpc":"2.0","result":{"feature-set":3294202862,"solana-core":"0.1.7"},"id":${id}}`;
+    default:
+      return `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${id}}`;
+  }
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET') {
+    const text = req.url === '/hits' ? String(hits) : 'ok';
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return;
+  }
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    let body;
+    try {
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = Array.isArray(parsed) ? `[${parsed.map(answer).join(',')}]` : answer(parsed);
+    } catch {
+      body = '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}';
+    }
+    body += '\n';
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  });
+});
+await serve(server, { name: 'upstream stand-in (validator-like)' });
