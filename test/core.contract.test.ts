@@ -163,11 +163,11 @@ for (const adapter of adapters) {
         }
 
         it('a request without id is a notification: executed, no response object (204)', async () => {
-          const before = log.lines().filter((l) => l.msg === 'call').length;
+          const before = log.lines.filter((l) => l.msg === 'call').length;
           const r = await call('{"jsonrpc":"2.0","method":"noErrorKey"}');
           expect(r.status).to.equal(204);
           expect(r.text).to.equal('');
-          expect(log.lines().filter((l) => l.msg === 'call').length).to.equal(before + 1);
+          expect(log.lines.filter((l) => l.msg === 'call').length).to.equal(before + 1);
         });
 
         it('a batch is answered in request order, notifications left out', async () => {
@@ -354,7 +354,7 @@ for (const adapter of adapters) {
         expect(r.text).to.equal(
           '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}',
         );
-        const logged = log.lines().find((l) => l.reqId === 'bug-1' && l.msg === 'handler failed');
+        const logged = log.lines.find((l) => l.reqId === 'bug-1' && l.msg === 'handler failed');
         expect(logged, 'error line').to.not.equal(undefined);
         expect(JSON.stringify(logged)).to.include('secret detail').and.include('stack');
       });
@@ -379,7 +379,7 @@ for (const adapter of adapters) {
           '[{"jsonrpc":"2.0","id":1,"method":"noErrorKey"},{"jsonrpc":"2.0","id":2,"method":"nope"}]',
           { ...JSON_CT, 'x-request-id': 'batch-7' },
         );
-        const lines = log.lines().filter((l) => l.reqId === 'batch-7' && l.msg === 'call');
+        const lines = log.lines.filter((l) => l.reqId === 'batch-7' && l.msg === 'call');
         expect(lines.map((l) => [l.method, l.code]).sort()).to.deep.equal([
           ['noErrorKey', 0],
           ['nope', -32601],

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { RouteRegistry, type RouteEntry } from '@rollup-router/routes';
-import { waitFor } from '../packages/routes/test/support/wait-for.js';
+import { waitFor } from './support/http.js';
 
 const VALIDATOR_B = { host: '127.0.0.1', port: 18899 };
 const B_URL = `http://${VALIDATOR_B.host}:${VALIDATOR_B.port}`;

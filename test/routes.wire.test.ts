@@ -10,7 +10,7 @@ import { createLogger, createNodeListener, createRpc, type Rpc } from '@rollup-r
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import { FakeNode } from '../packages/routes/test/support/fake-node.js';
 import { newIdentity } from '../packages/routes/test/support/identities.js';
-import { waitFor } from '../packages/routes/test/support/wait-for.js';
+import { waitFor } from './support/http.js';
 import { listen, memoryLog, post, type Listening } from './support/http.js';
 
 const CAPTURE = '/work/shared/peers/captures/router.getRoutes.json';

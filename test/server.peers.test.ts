@@ -2,7 +2,7 @@
 // of getSignatureStatuses, validator B as a health-probed node of getRoutes.
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { eventually } from './support/http.js';
+import { waitFor } from './support/http.js';
 import {
   pubkey,
   rpc,
@@ -65,7 +65,7 @@ describe('rollup-router serve: against the real validators', function () {
   });
 
   it('getRoutes lists validator B once its health probe answers', async () => {
-    await eventually(async () => {
+    await waitFor(async () => {
       const r = await rpc(`${server!.base}/getRoutes`, { jsonrpc: '2.0', id: 1, method: 'getRoutes' });
       return (r.json.result as unknown[]).length === 1;
     }, 'B listed');
@@ -81,7 +81,7 @@ describe('rollup-router serve: against the real validators', function () {
     expect(sig, JSON.stringify(airdrop)).to.be.a('string');
     const list = [sig, signature(), sig];
     // Wait until A itself knows the transaction as finalized.
-    await eventually(async () => {
+    await waitFor(async () => {
       const direct = (await call(A, 'getSignatureStatuses', [[sig]])).result as {
         value: ({ confirmationStatus: string } | null)[];
       };
@@ -95,6 +95,6 @@ describe('rollup-router serve: against the real validators', function () {
   });
 
   it('is ready: store open, B loaded, A answering', async () => {
-    await eventually(async () => (await fetch(`${server!.base}/ready`)).status === 200, 'ready');
+    await waitFor(async () => (await fetch(`${server!.base}/ready`)).status === 200, 'ready');
   });
 });

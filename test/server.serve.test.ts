@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { eventually } from './support/http.js';
+import { waitFor } from './support/http.js';
 import {
   finalized,
   get,
@@ -182,7 +182,7 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     };
     writeJson(routesFile, [...routes, added]);
     server.signal('SIGHUP');
-    await eventually(async () => {
+    await waitFor(async () => {
       const r = await rpc(`${server.base}/`, request('getRoutes'));
       return (r.json.result as unknown[]).length === routes.length + 1;
     }, 'getRoutes lists the added node after SIGHUP');

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { eventually } from './support/http.js';
+import { waitFor } from './support/http.js';
 import {
   finalized,
   get,
@@ -92,15 +92,15 @@ describe('rollup-router serve: graceful shutdown under load', function () {
       ),
     );
     // All 200 are being answered (the scrape itself is one more request) before the signal.
-    await eventually(
+    await waitFor(
       async () => {
         const m = await get(`${server.base}/metrics`);
         return (sample(m.text, 'rollup_router_http_inflight_requests') ?? 0) >= CALLS + 1;
       },
       'all calls in flight',
-      400,
+      { attempts: 1000 },
     );
-    await eventually(() => upstream.statusRequests >= 1, 'the calls reached the slow upstream');
+    await waitFor(() => upstream.statusRequests >= 1, 'the calls reached the slow upstream');
 
     server.signal('SIGTERM');
     const answers = await Promise.all(calls);
@@ -165,9 +165,9 @@ describe('rollup-router serve: a second signal does not wait', function () {
       `${server.base}/`,
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] }),
     ).catch((err: Error) => err);
-    await eventually(() => upstream.statusRequests >= 1, 'the call reached the upstream');
+    await waitFor(() => upstream.statusRequests >= 1, 'the call reached the upstream');
     server.signal('SIGTERM');
-    await eventually(
+    await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
       'shutdown began',
     );
@@ -211,9 +211,9 @@ describe('rollup-router serve: a keep-alive connection while draining', function
       return `POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
     };
     socket.write(request({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }));
-    await eventually(() => upstream.statusRequests >= 1, 'the first call reached the upstream');
+    await waitFor(() => upstream.statusRequests >= 1, 'the first call reached the upstream');
     server.signal('SIGTERM');
-    await eventually(
+    await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
       'draining began',
     );

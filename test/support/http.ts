@@ -1,6 +1,9 @@
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '@rollup-router/core';
+import type { LevelWithSilent, Logger } from 'pino';
 
 export interface Listening {
   readonly url: string;
@@ -49,35 +52,45 @@ export async function post(
   return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
 }
 
-/** A pino destination that keeps every line, for asserting what was logged. */
-export function memoryLog(): { stream: Writable; lines: () => Record<string, unknown>[] } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return {
-    stream,
-    lines: () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
 }
 
-/** Polls until `check` holds, for conditions that become true in the background. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
+/**
+ * A logger writing into memory, so a test reads what an operator would see. It is made by
+ * the core's createLogger, so lines are redacted exactly as in production; `stream` lets a
+ * test build its own logger (another level, say) on the same lines.
+ */
+export function memoryLog(level: LevelWithSilent = 'debug'): {
+  stream: Writable;
+  lines: LogLine[];
+  log: Logger;
+} {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString().split('\n')) if (text) lines.push(JSON.parse(text) as LogLine);
+      done();
+    },
+  });
+  return { stream, lines, log: createLogger({ level, destination: stream }) };
+}
+
+/**
+ * Polls until `condition` holds and returns its value, at most `attempts` times `stepMs`
+ * apart (a bound, not a timing assertion: it only keeps a broken test from hanging).
+ */
+export async function waitFor<T>(
+  condition: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
-  tries = 200,
-): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
+  { attempts = 500, stepMs = 10 } = {},
+): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const value = await condition();
+    if (value !== undefined && value !== false) return value;
+    await sleep(stepMs);
   }
-  throw new Error(`never happened: ${what}`);
+  throw new Error(`gave up waiting for ${what}`);
 }

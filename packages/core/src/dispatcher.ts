@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { Call, type CallScope } from './call-context.js';
 import { ErrorCode } from './codes.js';
 import { errorJson, successJson, type EnvelopeStyle } from './envelope.js';
@@ -65,7 +64,6 @@ export class Dispatcher {
   constructor(
     methods: Iterable<AnyMethodDefinition>,
     private readonly options: DispatcherOptions,
-    private readonly log: Logger,
   ) {
     for (const definition of methods) {
       const objectParams =
@@ -115,9 +113,9 @@ export class Dispatcher {
     return this.reject('null', ErrorCode.PARSE_ERROR, scope, undefined);
   }
 
-  private reject(id: string, code: number, scope: CallScope, data: unknown, method = ''): string {
+  private reject(id: string, code: number, scope: CallScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
-    this.finish(scope, method, code, 0, false);
+    this.finish(scope, '', code, 0, false);
     return errorJson(id, error);
   }
 
@@ -154,9 +152,12 @@ export class Dispatcher {
       const method = this.methods.get(name);
       if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
       const result = await this.invoke(method, call.params, scope, started);
-      const errorNull =
-        target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true;
-      answer = successJson(id, result, errorNull && target.pathMethod !== undefined);
+      // Only path-style targets carry the specification's envelope; the root is always strict.
+      answer = successJson(
+        id,
+        result,
+        target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true,
+      );
     } catch (err) {
       const error = this.toErrorObject(err, scope, name);
       code = error.code;

@@ -1,4 +1,4 @@
-import { ErrorCode, ErrorInfo, type ErrorCodeValue } from './codes.js';
+import { ErrorInfo, type ErrorCodeValue } from './codes.js';
 
 /** The JSON-RPC error object as it goes on the wire. */
 export interface RpcErrorObject {
@@ -44,5 +44,3 @@ export interface ValidationFailure {
   /** The keyword's parameters as ajv reports them (e.g. `{ limit: 256 }`). */
   params: Record<string, unknown>;
 }
-
-export const internalError = (): RpcError => RpcError.of(ErrorCode.INTERNAL_ERROR);

@@ -37,7 +37,7 @@ const ALLOW = 'POST, OPTIONS';
  * carries a JSON-RPC body except 204s.
  */
 export class HttpHandler {
-  private readonly draining = { value: false };
+  private draining = false;
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -47,7 +47,7 @@ export class HttpHandler {
 
   /** Stops taking new calls (graceful shutdown): later requests get 503 -32053. */
   drain(): void {
-    this.draining.value = true;
+    this.draining = true;
   }
 
   /** The dispatch target for a path below the mount, or undefined when the path is not an RPC endpoint. */
@@ -81,7 +81,7 @@ export class HttpHandler {
         `HTTP method ${ex.method} is not allowed; use POST`,
       );
     }
-    if (this.draining.value) {
+    if (this.draining) {
       headers['connection'] = 'close';
       return fail(ErrorInfo[ErrorCode.SHUTTING_DOWN].httpStatus, headers, ErrorCode.SHUTTING_DOWN);
     }

@@ -61,15 +61,11 @@ export class Rpc {
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     const { limits, rateLimit } = this.options;
-    this.dispatcher = new Dispatcher(
-      this.methodList,
-      {
-        maxBatchLength: limits.maxBatchLength,
-        callDeadlineMs: limits.callDeadlineMs,
-        validateResults: this.options.validateResults,
-      },
-      this.logger,
-    );
+    this.dispatcher = new Dispatcher(this.methodList, {
+      maxBatchLength: limits.maxBatchLength,
+      callDeadlineMs: limits.callDeadlineMs,
+      validateResults: this.options.validateResults,
+    });
     const trustProxy = rateLimit !== false && rateLimit !== undefined && rateLimit.trustProxy === true;
     this.http = new HttpHandler(
       this.dispatcher,

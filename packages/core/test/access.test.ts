@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   createLogger,
   createNodeListener,
@@ -69,6 +70,26 @@ describe('rate limit', () => {
   });
 });
 
+describe('rate limit shared by several instances', () => {
+  const servers: Listening[] = [];
+  before(async () => {
+    // One limiter behind two instances, as RateLimiterRedis would be behind two processes.
+    const rateLimiter = new RateLimiterMemory({ points: 2, duration: 60 });
+    for (let i = 0; i < 2; i++) {
+      const rpc = createRpc({ logger: createLogger({ level: 'silent' }), rateLimiter, methods: [ping] });
+      servers.push(await listen(createNodeListener(rpc)));
+    }
+  });
+  after(() => Promise.all(servers.map((s) => s.close())));
+
+  it('charges calls to either instance against one budget', async () => {
+    expect((await post(servers[0]!.url, CALL)).status).to.equal(200);
+    expect((await post(servers[1]!.url, CALL)).status).to.equal(200);
+    expect((await post(servers[0]!.url, CALL)).status).to.equal(429);
+    expect((await post(servers[1]!.url, CALL)).status).to.equal(429);
+  });
+});
+
 describe('CORS with a list of origins', () => {
   let server: Listening;
   before(async () => {
@@ -103,7 +124,7 @@ describe('log redaction', () => {
       },
       'x',
     );
-    expect(JSON.stringify(log.lines())).to.not.include('s3cret');
+    expect(JSON.stringify(log.lines)).to.not.include('s3cret');
     expect(REDACTED_PATHS).to.include('headers.authorization');
   });
 });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry } from '../src/index.js';
-import { captureLogs } from './support/log-capture.js';
+import { memoryLog } from '../../../test/support/http.js';
 import { newIdentity } from './support/identities.js';
 
 const require = createRequire(import.meta.url);
@@ -20,7 +20,7 @@ const entry = (countryCode: string): RouteEntry =>
 
 async function startWith(routes: RouteEntry[]): Promise<RouteRegistry> {
   const registry = new RouteRegistry({ routes });
-  await registry.start({ log: captureLogs().log });
+  await registry.start({ log: memoryLog().log });
   return registry;
 }
 

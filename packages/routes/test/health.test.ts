@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { RouteRegistry, type ProbeReport, type RouteEntry, type RoutesOptions } from '../src/index.js';
 import { FakeNode, type NodeBehaviour } from './support/fake-node.js';
 import { newIdentity } from './support/identities.js';
-import { captureLogs } from './support/log-capture.js';
-import { waitFor } from './support/wait-for.js';
+import { memoryLog } from '../../../test/support/http.js';
+import { waitFor } from '../../../test/support/http.js';
 
 const entryFor = (fake: FakeNode, countryCode: RouteEntry['countryCode'] = 'DEU'): RouteEntry => ({
   identity: newIdentity(),
@@ -19,10 +19,10 @@ const fast = { intervalMs: 10, timeoutMs: 500, unhealthyAfter: 3 };
 describe('node health', () => {
   const fakes: FakeNode[] = [];
   let registry: RouteRegistry | undefined;
-  let logs: ReturnType<typeof captureLogs>;
+  let logs: ReturnType<typeof memoryLog>;
 
   beforeEach(() => {
-    logs = captureLogs();
+    logs = memoryLog();
   });
   afterEach(async () => {
     await registry?.stop();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RoutesOptions } from '../src/index.js';
-import { captureLogs } from './support/log-capture.js';
+import { memoryLog } from '../../../test/support/http.js';
 import { newIdentity } from './support/identities.js';
 
 const node = (over: Record<string, unknown> = {}): RouteEntry =>
@@ -17,7 +17,7 @@ const node = (over: Record<string, unknown> = {}): RouteEntry =>
 async function start(options: RoutesOptions): Promise<RouteRegistry | RouteListError> {
   const registry = new RouteRegistry(options);
   try {
-    await registry.start({ log: captureLogs().log });
+    await registry.start({ log: memoryLog().log });
     return registry;
   } catch (err) {
     if (err instanceof RouteListError) return err;

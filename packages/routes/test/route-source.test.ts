@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RouteSource } from '../src/index.js';
 import { FakeNode } from './support/fake-node.js';
 import { newIdentity } from './support/identities.js';
-import { captureLogs } from './support/log-capture.js';
-import { waitFor } from './support/wait-for.js';
+import { memoryLog } from '../../../test/support/http.js';
+import { waitFor } from '../../../test/support/http.js';
 
 const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
   identity: newIdentity(),
@@ -46,11 +46,11 @@ class InMemorySource implements RouteSource {
 
 describe('route sources', () => {
   let registry: RouteRegistry | undefined;
-  let logs: ReturnType<typeof captureLogs>;
+  let logs: ReturnType<typeof memoryLog>;
   const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeEach(() => {
-    logs = captureLogs();
+    logs = memoryLog();
   });
   afterEach(async () => {
     await registry?.stop();

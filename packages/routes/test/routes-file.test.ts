@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { stringify as toYaml } from 'yaml';
 import { RouteListError, RouteRegistry, type RouteEntry, type RoutesOptions } from '../src/index.js';
 import { newIdentity } from './support/identities.js';
-import { captureLogs, type LogLine } from './support/log-capture.js';
-import { waitFor } from './support/wait-for.js';
+import { memoryLog, type LogLine } from '../../../test/support/http.js';
+import { waitFor } from '../../../test/support/http.js';
 
 const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
   identity: newIdentity(),
@@ -20,11 +20,11 @@ const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
 describe('routes file', () => {
   let dir: string;
   let registry: RouteRegistry | undefined;
-  let logs: ReturnType<typeof captureLogs>;
+  let logs: ReturnType<typeof memoryLog>;
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'routes-file-'));
-    logs = captureLogs();
+    logs = memoryLog();
   });
   afterEach(async () => {
     await registry?.stop();

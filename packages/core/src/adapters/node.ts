@@ -29,8 +29,14 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
     });
   return (req, res) => {
     const { path: fullPath, query } = splitUrl(req.url);
+    // `/rpc` mounts `/rpc` and `/rpc/...`, not `/rpcx`.
+    const rest = fullPath.slice(mount.length);
     const below =
-      mount === '' ? fullPath : fullPath.startsWith(mount) ? fullPath.slice(mount.length) : undefined;
+      mount === ''
+        ? fullPath
+        : fullPath.startsWith(mount) && (rest === '' || rest[0] === '/')
+          ? rest
+          : undefined;
     const target = below === undefined ? undefined : rpc.target(below === '' ? '/' : below, options);
     if (target === undefined) {
       fallback(req, res);

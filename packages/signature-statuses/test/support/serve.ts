@@ -1,7 +1,5 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger, createNodeListener, createRpc, type Plugin, type Rpc } from '@rollup-router/core';
+import { listen, post } from '../../../../test/support/http.js';
 
 export interface Served {
   readonly rpc: Rpc;
@@ -16,26 +14,19 @@ export interface Served {
 export async function serve(plugins: Plugin[]): Promise<Served> {
   const rpc = createRpc({ plugins, validateResults: true, logger: createLogger({ level: 'silent' }) });
   await rpc.start();
-  const server = http.createServer(createNodeListener(rpc));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await listen(createNodeListener(rpc));
   return {
     rpc,
-    url,
+    url: server.url,
     async post(body, path = '/') {
-      const res = await fetch(url + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, text, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
+      const { status, text } = await post(
+        server.url + path,
+        typeof body === 'string' ? body : JSON.stringify(body),
+      );
+      return { status, text, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
     },
     async close() {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
+      await server.close();
       await rpc.stop();
     },
   };
