@@ -2,6 +2,7 @@ export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from '.
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './context.js';
 export { RawJson } from './raw-json.js';
+export { emitGuarded } from './observers.js';
 export {
   defineMethod,
   defineMethodFromSchemas,
