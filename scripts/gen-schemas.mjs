@@ -62,6 +62,28 @@ function forTypes(node, isRoot) {
   return out;
 }
 
+// The shape after ajv's `useDefaults`: a property whose schema states a default is always
+// present. ajv fills defaults under `properties` and `items` only (never inside anyOf, oneOf
+// or not), so only those places are made required; the rest of the schema is unchanged.
+function withDefaultsRequired(node) {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const out = { ...node };
+  if (node.properties) {
+    const defaulted = Object.entries(node.properties)
+      .filter(([, v]) => v && typeof v === 'object' && 'default' in v)
+      .map(([k]) => k);
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([k, v]) => [k, withDefaultsRequired(v)]),
+    );
+    if (defaulted.length > 0) out.required = [...new Set([...(node.required ?? []), ...defaulted])];
+  }
+  if (node.items && typeof node.items === 'object' && !Array.isArray(node.items))
+    out.items = withDefaultsRequired(node.items);
+  if (Array.isArray(node.items)) out.items = node.items.map(withDefaultsRequired);
+  return out;
+}
+const hasDefaults = (node) => JSON.stringify(withDefaultsRequired(node)) !== JSON.stringify(node);
+
 const cache = new Map();
 async function load(name) {
   if (!cache.has(name)) {
@@ -97,6 +119,18 @@ for (const dir of await readdir(packagesDir)) {
     parts.push(`/** ${schema.title ?? typeName}: schemas/${name}.schema.json */`);
     parts.push(`export const ${camel(name)}Schema: Schema = ${JSON.stringify(schema, null, 2)};`);
     parts.push(ts.trim(), '');
+    const resolvedSchema = withDefaultsRequired(typeSchema);
+    if (hasDefaults(typeSchema)) {
+      const resolvedTs = await compile(resolvedSchema, `${typeName}Resolved`, {
+        bannerComment: '',
+        additionalProperties: false,
+        declareExternallyReferenced: false,
+        format: false,
+        strictIndexSignatures: true,
+      });
+      parts.push(`/** ${typeName} after validation: every key with a schema default is present. */`);
+      parts.push(resolvedTs.trim(), '');
+    }
   }
   const outDir = path.join(packagesDir, dir, 'src', 'generated');
   await mkdir(outDir, { recursive: true });
