@@ -1,6 +1,13 @@
-import type { Validator } from '@rollup-router/core';
+import { compileSchema, type Schema, type Validator } from '@rollup-router/core';
+import {
+  routeEntrySchema,
+  routeListHttpsSchema,
+  routeListSchema,
+  routeListSecureSchema,
+  type RouteEntry,
+  type RouteList,
+} from './generated/schemas.js';
 import type { RouteIssue } from './route-list-error.js';
-import type { RouteEntry, RouteList } from './schemas.js';
 
 /** A validated list, with where each entry came from (for naming duplicates). */
 export interface CheckedList {
@@ -8,28 +15,96 @@ export interface CheckedList {
   readonly entries: readonly RouteEntry[];
 }
 
-/** The entry index and member a failure's JSON Pointer names, e.g. `/3/countryCode`. */
-function locate(pointer: string): { index?: number; field?: string } {
-  const [index, field] = pointer.split('/').slice(1);
-  if (index === undefined || index === '') return {};
-  return field === undefined ? { index: Number(index) } : { index: Number(index), field };
+/** An issue of one entry, before it is placed in a list. */
+export type EntryIssue = Pick<RouteIssue, 'field' | 'rule' | 'message'>;
+
+type SchemaObject = Exclude<Schema, boolean>;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * An object schema cut into one schema for its shape (type, unknown members) and one per
+ * member, so that a stop-at-first-error validator still finds every member's issue.
+ */
+function perMember(schema: SchemaObject): SchemaObject[] {
+  const {
+    properties,
+    required,
+    $schema: _root,
+    ...shape
+  } = schema as {
+    properties?: Record<string, Schema>;
+    required?: string[];
+    $schema?: string;
+  } & SchemaObject;
+  const members = Object.entries(properties ?? {});
+  const parts: SchemaObject[] = [
+    { ...shape, properties: Object.fromEntries(members.map(([name]) => [name, true])) },
+  ];
+  for (const [name, member] of members) {
+    parts.push({
+      type: 'object',
+      properties: { [name]: member },
+      required: required?.includes(name) ? [name] : [],
+    });
+  }
+  return parts;
 }
 
 /**
- * Every invalid entry of a list, one issue each. The validator stops at its first error,
- * and with the https-only schema on top that need not be the first bad entry, so once
- * the list is known to be a list its entries are checked one at a time.
+ * What makes a route list good: its schema (https:// only unless `allowInsecure`), and
+ * the issues of each entry, every one of them, named by entry, member and rule.
  */
-export function schemaIssues(source: string, list: unknown, validate: Validator<RouteList>): RouteIssue[] {
-  if (validate(list)) return [];
-  const failure = validate.failure();
-  if (locate(failure.path).index === undefined)
-    return [{ source, rule: failure.rule, message: failure.message }];
-  return (list as unknown[]).flatMap((entry, index): RouteIssue[] => {
-    if (validate([entry])) return [];
-    const f = validate.failure();
-    return [{ source, ...locate(f.path), index, rule: f.rule, message: f.message }];
-  });
+export class RouteListCheck {
+  /** The schema a route list is checked against, and the one getRoutes publishes as its result. */
+  readonly schema: Schema;
+  private readonly list: Validator<RouteList>;
+  private readonly entryParts: readonly Validator[];
+
+  constructor(allowInsecure: boolean) {
+    this.schema = allowInsecure ? routeListSchema : routeListSecureSchema;
+    this.list = compileSchema<RouteList>(this.schema);
+    const httpsEntry = (routeListHttpsSchema as { items: SchemaObject }).items;
+    const entrySchemas = allowInsecure ? [routeEntrySchema] : [routeEntrySchema, httpsEntry];
+    this.entryParts = entrySchemas.flatMap((s) => perMember(s as SchemaObject)).map((s) => compileSchema(s));
+  }
+
+  /** Every issue of one entry, at most one per member; none when the entry is good. */
+  entryIssues(entry: unknown): EntryIssue[] {
+    const issues: EntryIssue[] = [];
+    const seen = new Set<string>();
+    for (const validate of this.entryParts) {
+      if (validate(entry)) continue;
+      const f = validate.failure();
+      const field = f.path.split('/')[1] || undefined;
+      const key = field ?? '';
+      if (seen.has(key)) continue;
+      seen.add(key);
+      issues.push(
+        field === undefined
+          ? { rule: f.rule, message: f.message }
+          : { field, rule: f.rule, message: f.message },
+      );
+      // An entry that is not an object has no members to look at.
+      if (!isObject(entry)) break;
+    }
+    return issues;
+  }
+
+  /** Every issue of a list: the list as a whole, or each entry's. */
+  issues(source: string, list: unknown): RouteIssue[] {
+    if (this.list(list)) return [];
+    const whole = (): RouteIssue[] => {
+      const f = this.list.failure();
+      return [{ source, rule: f.rule, message: f.message }];
+    };
+    if (!Array.isArray(list)) return whole();
+    const issues = list.flatMap((entry, index) =>
+      this.entryIssues(entry).map((issue): RouteIssue => ({ source, index, ...issue })),
+    );
+    return issues.length > 0 ? issues : whole();
+  }
 }
 
 /** Identities must be unique across every source together; JSON Schema cannot say that across files. */

@@ -1,7 +1,7 @@
 import { defineMethod, type MethodDefinition } from '@rollup-router/core';
 import { routesParamsSchema, type RoutesParams } from './generated/schemas.js';
 import type { RouteRegistry } from './registry.js';
-import type { RouteEntry } from './schemas.js';
+import type { RouteEntry } from './generated/schemas.js';
 
 /**
  * getRoutes: the available nodes, straight from the registry's snapshot, already

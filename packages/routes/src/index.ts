@@ -5,7 +5,7 @@ export type { RouteSource } from './sources/route-source.js';
 export { RouteListError, type RouteIssue } from './route-list-error.js';
 export type { NodeHealth, NodeStatus, ProbeReport } from './node-status.js';
 export type { ProbeFailureKind } from './health/probe.js';
-export type { RouteEntry, RouteList } from './schemas.js';
+export type { RouteEntry, RouteList } from './generated/schemas.js';
 export {
   routeEntrySchema,
   routeListSchema,

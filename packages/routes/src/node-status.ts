@@ -1,5 +1,5 @@
 import type { ProbeFailureKind, ProbeOutcome } from './health/probe.js';
-import type { RouteEntry } from './schemas.js';
+import type { RouteEntry } from './generated/schemas.js';
 
 /**
  * `unchecked`: health checking is off, the node is listed. `pending`: not probed yet.

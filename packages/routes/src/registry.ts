@@ -1,17 +1,15 @@
+import { emitGuarded, RawJson, validateOptions, type PluginContext, type Schema } from '@rollup-router/core';
+import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
-  RawJson,
-  validateOptions,
-  type PluginContext,
-  type Schema,
-  type Validator,
-} from '@rollup-router/core';
-import { duplicateIssues, schemaIssues } from './check-route-list.js';
-import { routesPluginOptionsSchema, type RoutesPluginOptions } from './generated/schemas.js';
-import { HealthChecker, type HealthSettings } from './health/health-checker.js';
+  routesPluginOptionsSchema,
+  type RouteEntry,
+  type RoutesPluginOptions,
+  type RoutesPluginOptionsResolved,
+} from './generated/schemas.js';
+import { HealthChecker } from './health/health-checker.js';
 import type { ProbeOutcome } from './health/probe.js';
 import { afterProbe, initialStatus, type NodeStatus, type ProbeReport } from './node-status.js';
 import { RouteListError } from './route-list-error.js';
-import { routeListSchemaFor, routeListValidator, type RouteEntry, type RouteList } from './schemas.js';
 import { FileSource } from './sources/file-source.js';
 import { inlineSource } from './sources/inline-source.js';
 import type { RouteSource } from './sources/route-source.js';
@@ -26,15 +24,14 @@ export type RoutesOptions = Omit<RoutesPluginOptions, 'routes'> & {
   readonly source?: RouteSource;
 };
 
-type ResolvedOptions = Omit<RoutesPluginOptions, 'health'> &
-  Required<Pick<RoutesPluginOptions, 'watch' | 'watchDebounceMs' | 'allowInsecure'>> & {
-    health?: HealthSettings & { enabled: boolean };
-  };
+/** What getRoutes serves: the available nodes, already serialized. */
+export class RoutesSnapshot {
+  constructor(readonly raw: RawJson<RouteEntry[]>) {}
 
-/** What getRoutes serves: the available nodes, and the same already serialized. */
-export interface RoutesSnapshot {
-  readonly routes: readonly RouteEntry[];
-  readonly raw: RawJson<RouteEntry[]>;
+  /** The available nodes (frozen): the value the JSON was made from. */
+  get routes(): readonly RouteEntry[] {
+    return this.raw.value;
+  }
 }
 
 interface SourceState {
@@ -58,8 +55,8 @@ const toWireEntry = (e: RouteEntry): RouteEntry =>
   });
 
 const emptySnapshot = (): RoutesSnapshot => {
-  const routes: RouteEntry[] = [];
-  return { routes: Object.freeze(routes), raw: new RawJson('[]', routes) };
+  const none: RouteEntry[] = [];
+  return new RoutesSnapshot(new RawJson('[]', Object.freeze(none) as RouteEntry[]));
 };
 
 /**
@@ -72,8 +69,8 @@ export class RouteRegistry {
   readonly allowInsecure: boolean;
   /** The schema getRoutes' result follows (https:// only unless allowInsecure). */
   readonly resultSchema: Schema;
-  private readonly options: ResolvedOptions;
-  private readonly validate: Validator<RouteList>;
+  private readonly options: RoutesPluginOptionsResolved;
+  private readonly listCheck: RouteListCheck;
   private readonly sources: SourceState[] = [];
   private readonly health: HealthChecker | undefined;
   private statuses = new Map<string, NodeStatus>();
@@ -86,10 +83,14 @@ export class RouteRegistry {
 
   constructor(options: RoutesOptions = {}) {
     const { source, ...json } = options;
-    this.options = validateOptions<ResolvedOptions>(routesPluginOptionsSchema, json, 'routes options');
+    this.options = validateOptions<RoutesPluginOptionsResolved>(
+      routesPluginOptionsSchema,
+      json,
+      'routes options',
+    );
     this.allowInsecure = this.options.allowInsecure;
-    this.resultSchema = routeListSchemaFor(this.allowInsecure);
-    this.validate = routeListValidator(this.allowInsecure);
+    this.listCheck = new RouteListCheck(this.allowInsecure);
+    this.resultSchema = this.listCheck.schema;
     if (this.options.routes) this.sources.push({ source: inlineSource(this.options.routes), entries: [] });
     if (this.options.file) {
       const file = new FileSource(this.options.file, {
@@ -214,9 +215,9 @@ export class RouteRegistry {
         { source: source.name, rule: 'load', message: (err as Error)?.message ?? String(err) },
       ]);
     }
-    const issues = schemaIssues(source.name, list, this.validate);
+    const issues = this.listCheck.issues(source.name, list);
     if (issues.length > 0) throw new RouteListError(issues);
-    return (list as RouteList).map(toWireEntry);
+    return (list as RouteEntry[]).map(toWireEntry);
   }
 
   private reloadSource(state: SourceState): Promise<RouteListError | undefined> {
@@ -277,8 +278,8 @@ export class RouteRegistry {
   private onProbeOutcome(identity: string, fqdn: string, outcome: ProbeOutcome): void {
     const before = this.statuses.get(identity);
     if (!before || before.entry.fqdn !== fqdn || this.state === 'stopped') return;
-    const unhealthyAfter = this.options.health?.unhealthyAfter ?? 1;
-    const after = afterProbe(before, outcome, unhealthyAfter, Date.now());
+    if (!this.health) return;
+    const after = afterProbe(before, outcome, this.health.settings.unhealthyAfter, Date.now());
     this.statuses.set(identity, after);
     const changed = before.available !== after.available;
     if (changed && after.available) {
@@ -301,7 +302,7 @@ export class RouteRegistry {
       available: after.available,
       changed,
     };
-    this.emit(this.probeListeners, report);
+    emitGuarded(this.probeListeners, report, this.log, 'route registry probe listener');
   }
 
   /** Rebuilds the snapshot; observers hear of it only when the list really changed. */
@@ -309,17 +310,7 @@ export class RouteRegistry {
     const routes = Object.freeze([...this.statuses.values()].filter((s) => s.available).map((s) => s.entry));
     const json = JSON.stringify(routes);
     if (json === this.current.raw.json) return;
-    this.current = { routes, raw: new RawJson(json, routes as RouteEntry[]) };
-    this.emit(this.changeListeners, routes);
-  }
-
-  private emit<T>(listeners: Set<Listener<T>>, value: T): void {
-    for (const listener of listeners) {
-      try {
-        listener(value);
-      } catch (err) {
-        this.log?.error({ err }, 'a route registry listener failed');
-      }
-    }
+    this.current = new RoutesSnapshot(new RawJson(json, routes as RouteEntry[]));
+    emitGuarded(this.changeListeners, routes, this.log, 'route registry change listener');
   }
 }

@@ -105,6 +105,37 @@ describe('node health', () => {
     expect(changes).to.deep.equal([[], [entry]]);
   });
 
+  it('drops a node after the schema default of 3 failures in a row when unhealthyAfter is not given', async () => {
+    const fake = await fakeNode();
+    const reg = await startWith([entryFor(fake)], { intervalMs: 10, timeoutMs: 500 });
+    const reports: ProbeReport[] = [];
+    reg.onProbe((r) => reports.push(r));
+    fake.behaviour = 'http-500';
+    await waitFor(() => reg.available().length === 0, 'the node to be dropped');
+    expect(reports.filter((r) => !r.ok).map((r) => r.available)).to.deep.equal([true, true, false]);
+  });
+
+  it('keeps calling the other observers when one throws, and logs the failure', async () => {
+    const fake = await fakeNode();
+    const reg = await startWith([entryFor(fake)], fast);
+    const seen: boolean[] = [];
+    reg.onProbe(() => {
+      throw new Error('observer bug');
+    });
+    reg.onProbe((r) => seen.push(r.ok));
+    reg.onChange(() => {
+      throw new Error('observer bug');
+    });
+    fake.behaviour = 'http-500';
+    await waitFor(() => reg.available().length === 0, 'the node to be dropped');
+    expect(seen.filter((ok) => !ok)).to.have.length(3);
+    const failures = logs.lines.filter((l) => l.msg === 'an observer threw; ignored');
+    expect(failures.map((l) => l.observer)).to.include.members([
+      'route registry probe listener',
+      'route registry change listener',
+    ]);
+  });
+
   it('follows a node that goes away (connection refused) and comes back on the same port', async () => {
     const [stays, flaky] = [await fakeNode(), await fakeNode()];
     const entries = [entryFor(stays), entryFor(flaky)];

@@ -82,6 +82,26 @@ describe('route list validation', () => {
     ]);
   });
 
+  it('lists every issue of one entry at once, member by member, with the https rule on top', async () => {
+    const issues = await issuesOf([
+      node(),
+      node({ identity: '0OIl', fqdn: 'http://er.example.com', baseFee: -1, countryCode: 'XXX', extra: 1 }),
+      { fqdn: 'https://er.example.com', baseFee: 0 },
+      'not an entry',
+    ]);
+    expect(issues).to.deep.equal([
+      { index: 1, field: 'extra', rule: 'additionalProperties' },
+      { index: 1, field: 'identity', rule: 'base58Bytes' },
+      { index: 1, field: 'baseFee', rule: 'minimum' },
+      { index: 1, field: 'countryCode', rule: 'enum' },
+      { index: 1, field: 'fqdn', rule: 'pattern' },
+      { index: 2, field: 'identity', rule: 'required' },
+      { index: 2, field: 'blockTimeMs', rule: 'required' },
+      { index: 2, field: 'countryCode', rule: 'required' },
+      { index: 3, field: undefined, rule: 'type' },
+    ]);
+  });
+
   it('tells base58 that is not base58 from base58 of the wrong size', async () => {
     const result = (await start({
       routes: [node({ identity: '0OIl' }), node({ identity: '1111' })],

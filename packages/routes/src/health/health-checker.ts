@@ -1,12 +1,9 @@
 import { Agent } from 'undici';
+import type { RoutesPluginOptionsResolved } from '../generated/schemas.js';
 import { probe, type ProbeOutcome } from './probe.js';
 
-export interface HealthSettings {
-  readonly method: string;
-  readonly intervalMs: number;
-  readonly timeoutMs: number;
-  readonly unhealthyAfter: number;
-}
+/** The `health` options after validation, every default filled in from the schema. */
+export type HealthSettings = Readonly<NonNullable<RoutesPluginOptionsResolved['health']>>;
 
 export type ProbeSink = (identity: string, fqdn: string, outcome: ProbeOutcome) => void;
 
