@@ -1,7 +1,7 @@
 export { routesPlugin, type RoutesPlugin } from './plugin.js';
 export { RouteRegistry, type RoutesOptions, type RoutesSnapshot } from './registry.js';
 export { getRoutesMethod } from './get-routes-method.js';
-export type { RouteSource } from './sources/route-source.js';
+export type { RouteSource, SourceReadiness } from './sources/route-source.js';
 export { RouteListError, type RouteIssue } from './route-list-error.js';
 export type { NodeHealth, NodeStatus, ProbeReport } from './node-status.js';
 export type { ProbeFailureKind } from './health/probe.js';
@@ -15,3 +15,14 @@ export {
   type RoutesParams,
   type RoutesPluginOptions,
 } from './generated/schemas.js';
+export {
+  decodeErRecord,
+  encodeErRecord,
+  ER_RECORD_SEED,
+  ER_STATUSES,
+  MDP_PROGRAM_ID,
+  type DecodedRecord,
+  type ErRecordV0,
+  type ErStatus,
+} from './chain/er-record-codec.js';
+export { deriveWsUrl } from './chain/ws-url.js';

@@ -6,13 +6,15 @@ import {
   type RoutesPluginOptions,
   type RoutesPluginOptionsResolved,
 } from './generated/schemas.js';
+import { ChainRouteSource } from './chain/chain-route-source.js';
+import { deriveWsUrl } from './chain/ws-url.js';
 import { HealthChecker } from './health/health-checker.js';
 import type { ProbeOutcome } from './health/probe.js';
 import { afterProbe, initialStatus, type NodeStatus, type ProbeReport } from './node-status.js';
 import { RouteListError } from './route-list-error.js';
 import { FileSource } from './sources/file-source.js';
 import { inlineSource } from './sources/inline-source.js';
-import type { RouteSource } from './sources/route-source.js';
+import type { RouteSource, SourceReadiness } from './sources/route-source.js';
 
 type Logger = PluginContext['log'];
 
@@ -38,6 +40,11 @@ interface SourceState {
   readonly source: RouteSource;
   entries: readonly RouteEntry[];
   unsubscribe?: () => void;
+  /**
+   * The chain registry yields: an identity another source lists is served from that
+   * source, and the chain's record of it is not a duplicate error but ignored.
+   */
+  readonly yields?: boolean;
 }
 
 type Listener<T> = (value: T) => void;
@@ -101,6 +108,12 @@ export class RouteRegistry {
       this.sources.push({ source: file, entries: [] });
     }
     if (source) this.sources.push({ source, entries: [] });
+    const chain = this.options.chain;
+    if (chain) {
+      const settings = { ...chain, wsUrl: chain.wsUrl ?? deriveWsUrl(chain.url) };
+      const hooks = { entryIssues: (e: RouteEntry) => this.listCheck.entryIssues(e), log: () => this.log };
+      this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], yields: true });
+    }
     const health = this.options.health;
     this.health = health?.enabled
       ? new HealthChecker(health, (identity, fqdn, outcome) => this.onProbeOutcome(identity, fqdn, outcome))
@@ -149,6 +162,15 @@ export class RouteRegistry {
     return results.filter((r): r is RouteListError => r !== undefined);
   }
 
+  /** Why getRoutes cannot serve its full list yet (a source not read once), if so. */
+  readiness(): SourceReadiness {
+    for (const { source } of this.sources) {
+      const r = source.readiness?.();
+      if (r && !r.ready) return r;
+    }
+    return { ready: true };
+  }
+
   /** The available nodes, in registry order (sources in order, entries in their order). */
   available(): readonly RouteEntry[] {
     return this.current.routes;
@@ -181,6 +203,11 @@ export class RouteRegistry {
     return () => this.probeListeners.delete(listener);
   }
 
+  /** The sources whose identities must be unique among themselves (all but the chain). */
+  private ruling(): SourceState[] {
+    return this.sources.filter((s) => !s.yields);
+  }
+
   private serialize<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
@@ -197,7 +224,9 @@ export class RouteRegistry {
         issues.push(...err.issues);
       }
     }
-    issues.push(...duplicateIssues(this.sources.map((s) => ({ source: s.source.name, entries: s.entries }))));
+    issues.push(
+      ...duplicateIssues(this.ruling().map((s) => ({ source: s.source.name, entries: s.entries }))),
+    );
     if (issues.length > 0) throw new RouteListError(issues);
     for (const state of this.sources) {
       this.log?.info({ source: state.source.name, nodes: state.entries.length }, 'route list loaded');
@@ -227,7 +256,7 @@ export class RouteRegistry {
       let entries: RouteEntry[];
       try {
         entries = await this.check(state.source);
-        const lists = this.sources.map((s) => ({
+        const lists = this.ruling().map((s) => ({
           source: s.source.name,
           entries: s === state ? entries : s.entries,
         }));
@@ -258,7 +287,7 @@ export class RouteRegistry {
     const checked = this.health !== undefined;
     const next = new Map<string, NodeStatus>();
     const fresh: RouteEntry[] = [];
-    for (const entry of this.sources.flatMap((s) => s.entries)) {
+    for (const entry of this.mergedEntries()) {
       const previous = this.statuses.get(entry.identity);
       if (previous && previous.entry.fqdn === entry.fqdn) {
         next.set(entry.identity, { ...previous, entry });
@@ -273,6 +302,26 @@ export class RouteRegistry {
     this.statuses = next;
     this.publish();
     return Promise.all(fresh.map((entry) => this.health?.track(entry.identity, entry.fqdn)));
+  }
+
+  /** Every source's entries in order; an identity listed twice is served from its first source. */
+  private mergedEntries(): RouteEntry[] {
+    const seen = new Set<string>();
+    const merged: RouteEntry[] = [];
+    for (const state of this.sources) {
+      for (const entry of state.entries) {
+        if (seen.has(entry.identity)) {
+          this.log?.debug(
+            { identity: entry.identity, source: state.source.name },
+            'identity listed by an earlier source',
+          );
+          continue;
+        }
+        seen.add(entry.identity);
+        merged.push(entry);
+      }
+    }
+    return merged;
   }
 
   private onProbeOutcome(identity: string, fqdn: string, outcome: ProbeOutcome): void {

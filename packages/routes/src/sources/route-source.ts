@@ -1,3 +1,6 @@
+/** Whether a source has what it needs to serve (GET /ready reports the reason when not). */
+export type SourceReadiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
 /**
  * Where nodes come from. The plugin has three kinds: an inline list, a routes file, and
  * this interface, through which an embedder feeds nodes from anywhere else (a database,
@@ -17,4 +20,9 @@ export interface RouteSource {
    * called again. Returns a function that stops the notifications (called on stop).
    */
   subscribe?(changed: () => void): () => void;
+  /**
+   * Optional: not ready until the source has read its list once (the chain registry at
+   * start); `load` then returns an empty list rather than failing the start.
+   */
+  readiness?(): SourceReadiness;
 }
