@@ -81,6 +81,8 @@ export class RouteRegistry {
   private readonly sources: SourceState[] = [];
   private readonly health: HealthChecker | undefined;
   private statuses = new Map<string, NodeStatus>();
+  /** Identities a later source repeats (the chain's records of nodes the operator lists). */
+  private shadowed = new Set<string>();
   private current: RoutesSnapshot = emptySnapshot();
   private readonly changeListeners = new Set<Listener<readonly RouteEntry[]>>();
   private readonly probeListeners = new Set<Listener<ProbeReport>>();
@@ -304,23 +306,31 @@ export class RouteRegistry {
     return Promise.all(fresh.map((entry) => this.health?.track(entry.identity, entry.fqdn)));
   }
 
-  /** Every source's entries in order; an identity listed twice is served from its first source. */
+  /**
+   * Every source's entries in order; an identity listed twice (only the chain may repeat
+   * one the others list) is served from its first source. Logged once per identity.
+   */
   private mergedEntries(): RouteEntry[] {
     const seen = new Set<string>();
+    const shadowed = new Set<string>();
     const merged: RouteEntry[] = [];
     for (const state of this.sources) {
       for (const entry of state.entries) {
-        if (seen.has(entry.identity)) {
-          this.log?.debug(
-            { identity: entry.identity, source: state.source.name },
-            'identity listed by an earlier source',
-          );
+        if (!seen.has(entry.identity)) {
+          seen.add(entry.identity);
+          merged.push(entry);
           continue;
         }
-        seen.add(entry.identity);
-        merged.push(entry);
+        shadowed.add(entry.identity);
+        if (!this.shadowed.has(entry.identity)) {
+          this.log?.info(
+            { identity: entry.identity, source: state.source.name },
+            'identity also listed by an earlier source, which is served',
+          );
+        }
       }
     }
+    this.shadowed = shadowed;
     return merged;
   }
 

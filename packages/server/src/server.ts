@@ -88,6 +88,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
         const nodes = plugins.routes.registry.nodes();
         return { registered: nodes.length, available: nodes.filter((n) => n.available).length };
       },
+      routesProblem: () => {
+        const routes = plugins.routes.registry.readiness();
+        return routes.ready ? undefined : routes.reason;
+      },
       upstreams,
     });
 

@@ -78,6 +78,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (objectAt(c, ['routes']).file = v),
   },
   {
+    name: 'ROLLUP_ROUTER_CHAIN_URL',
+    key: '/routes/chain/url',
+    format:
+      'http(s) JSON-RPC URL of the cluster holding the MDP registry, e.g. https://api.devnet.solana.com',
+    apply: (c, v) => void (objectAt(c, ['routes', 'chain']).url = v.trim()),
+  },
+  {
     name: 'ROLLUP_ROUTER_CORS_ORIGINS',
     key: '/cors',
     format: '*, off, or comma-separated origins (https://app.example)',

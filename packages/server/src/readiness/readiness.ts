@@ -15,6 +15,8 @@ export interface ReadinessSources {
   /** undefined: no store configured. */
   readonly storeOpen: () => boolean | undefined;
   readonly nodes: () => { readonly registered: number; readonly available: number };
+  /** Why the route registry cannot serve its full list yet (the chain registry not read once). */
+  readonly routesProblem?: () => string | undefined;
   readonly upstreams: UpstreamWatch;
 }
 
@@ -38,6 +40,11 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
   checks.routes = started
     ? `loaded: ${nodes.available} of ${nodes.registered} nodes available`
     : 'not loaded';
+  const routesProblem = started ? s.routesProblem?.() : undefined;
+  if (routesProblem !== undefined) {
+    checks.routes += `; ${routesProblem}`;
+    reasons.push(routesProblem);
+  }
 
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();

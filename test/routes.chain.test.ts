@@ -1,0 +1,225 @@
+// The on-chain MDP registry as a route source, against the real program on validator A.
+// Every record registered here is unregistered in after hooks: other tests compare our
+// getRoutes with the Rust router's, which lists validator B only.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { KeyPairSigner } from '@solana/kit';
+import { RouteRegistry, type RouteEntry, type RoutesOptions } from '@rollup-router/routes';
+import { memoryLog, waitFor } from './support/http.js';
+import {
+  CHAIN_URL,
+  CHAIN_WS,
+  fundedIdentity,
+  register,
+  unregister,
+  validatorBIdentity,
+  type RecordFields,
+} from './support/mdp.js';
+import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { get, startCli, type ServerProcess } from './server.harness.js';
+
+// A confirmed change must show within 2 s: 200 looks 10 ms apart.
+const WITHIN_2_S = { attempts: 200, stepMs: 10 };
+// After a reconnect, the backoff's next attempt comes first.
+const AFTER_RECONNECT = { attempts: 1500, stepMs: 10 };
+const CHAIN_HTTP = { host: '127.0.0.1', port: 17799 };
+
+describe('routes: the on-chain MDP registry on the real validator', function () {
+  this.timeout(60_000);
+  let bIdentity: string;
+  const registered = new Set<KeyPairSigner>();
+  const registries: RouteRegistry[] = [];
+  const proxies: TcpProxy[] = [];
+  let logs: ReturnType<typeof memoryLog>;
+
+  before(async function () {
+    try {
+      bIdentity = await validatorBIdentity();
+    } catch (err) {
+      console.log(`      (validator B is not reachable: ${(err as Error).message})`);
+      this.skip();
+    }
+  });
+  beforeEach(() => {
+    logs = memoryLog();
+  });
+  afterEach(async () => {
+    await Promise.all(registries.splice(0).map((r) => r.stop()));
+    await Promise.all(proxies.splice(0).map((p) => p.close()));
+  });
+  after(async () => {
+    for (const signer of registered) await unregister(signer);
+    registered.clear();
+  });
+
+  async function chainRegistry(options: Partial<RoutesOptions> = {}, chain = {}): Promise<RouteRegistry> {
+    const registry = new RouteRegistry({
+      allowInsecure: true,
+      chain: { url: CHAIN_URL, ...chain },
+      ...options,
+    });
+    registries.push(registry);
+    await registry.start({ log: logs.log });
+    return registry;
+  }
+
+  async function registered_(fields: RecordFields): Promise<KeyPairSigner> {
+    const signer = await fundedIdentity();
+    await register(signer, fields);
+    registered.add(signer);
+    return signer;
+  }
+
+  async function unregistered(signer: KeyPairSigner): Promise<void> {
+    await unregister(signer);
+    registered.delete(signer);
+  }
+
+  const listed = (registry: RouteRegistry, identity: string): RouteEntry | undefined =>
+    registry.available().find((e) => e.identity === identity);
+
+  async function proxied(target: { host: string; port: number }): Promise<TcpProxy> {
+    const proxy = await tcpProxy(target);
+    proxies.push(proxy);
+    return proxy;
+  }
+
+  it("lists validator B with B's real record once started", async () => {
+    const registry = await chainRegistry();
+    expect(listed(registry, bIdentity)).to.deep.equal({
+      identity: bIdentity,
+      fqdn: 'http://127.0.0.1:18899',
+      baseFee: 5000,
+      blockTimeMs: 50,
+      countryCode: 'DEU',
+    });
+    expect(registry.readiness()).to.deep.equal({ ready: true });
+  });
+
+  it('follows registrations through the real program: Active appears, Draining does not, Unregister disappears', async () => {
+    const registry = await chainRegistry();
+    const draining = await registered_({ status: 'Draining', addr: 'http://127.0.0.1:1/draining' });
+    const active = await registered_({ addr: 'http://127.0.0.1:1/active', baseFee: 7, countryCode: 'FRA' });
+    const entry = await waitFor(() => listed(registry, active.address), 'the Active record', WITHIN_2_S);
+    expect(entry).to.deep.equal({
+      identity: active.address,
+      fqdn: 'http://127.0.0.1:1/active',
+      baseFee: 7,
+      blockTimeMs: 50,
+      countryCode: 'FRA',
+    });
+    expect(listed(registry, draining.address)).to.equal(undefined);
+    await unregistered(active);
+    await waitFor(() => !listed(registry, active.address), 'the unregistered record to go', WITHIN_2_S);
+    expect(listed(registry, bIdentity)).to.not.equal(undefined);
+  });
+
+  it('skips a record the route-entry schema refuses, naming its account once, and keeps the others', async () => {
+    const registry = await chainRegistry({ allowInsecure: false });
+    const bad = await registered_({ addr: 'http://127.0.0.1:1/not-https' });
+    const good = await registered_({ addr: 'https://er.example.com' });
+    await waitFor(() => listed(registry, good.address), 'the good record', WITHIN_2_S);
+    expect(listed(registry, bad.address)).to.equal(undefined);
+    const skips = logs.lines.filter(
+      (l) => String(l.msg).includes('skipped') && String(l.reason).includes('fqdn'),
+    );
+    expect(skips.filter((l) => l.msg === skips[0]!.msg)).to.have.length(1);
+  });
+
+  it('reconnects after a websocket drop and re-reads everything: changes made while down show up', async () => {
+    const http = await proxied(CHAIN_HTTP);
+    const ws = await proxied(CHAIN_WS);
+    const leaving = await registered_({ addr: 'http://127.0.0.1:1/leaving' });
+    const registry = await chainRegistry(
+      {},
+      { url: `http://127.0.0.1:${http.port}`, wsUrl: `ws://127.0.0.1:${ws.port}` },
+    );
+    await waitFor(() => listed(registry, leaving.address), 'the record registered before start', WITHIN_2_S);
+
+    await Promise.all([http.close(), ws.close()]);
+    const arriving = await registered_({ addr: 'http://127.0.0.1:1/arriving' });
+    await unregistered(leaving);
+    expect(listed(registry, leaving.address), 'the last good list is kept while down').to.not.equal(
+      undefined,
+    );
+    await Promise.all([http.open(), ws.open()]);
+
+    await waitFor(
+      () => listed(registry, arriving.address) && !listed(registry, leaving.address),
+      'the changes made while down',
+      AFTER_RECONNECT,
+    );
+    // Live again: a registration after the reconnect arrives by notification.
+    const later = await registered_({ addr: 'http://127.0.0.1:1/later' });
+    await waitFor(() => listed(registry, later.address), 'a registration after the reconnect', WITHIN_2_S);
+  });
+
+  it('probes chain nodes when health is on: a registered node that does not answer is not listed', async () => {
+    const dead = await registered_({ addr: 'http://127.0.0.1:1' });
+    const registry = await chainRegistry({ health: { intervalMs: 50, timeoutMs: 1000 } });
+    await waitFor(
+      () => registry.nodes().find((n) => n.entry.identity === dead.address && n.health === 'down'),
+      'the dead node to be probed',
+      WITHIN_2_S,
+    );
+    expect(listed(registry, dead.address)).to.equal(undefined);
+    await waitFor(() => listed(registry, bIdentity), 'validator B, which answers its probe', WITHIN_2_S);
+  });
+
+  it('an identity also in the inline list is served from the list, not from the chain', async () => {
+    const mine: RouteEntry = {
+      identity: bIdentity,
+      fqdn: 'http://127.0.0.1:18899/pinned',
+      baseFee: 1,
+      blockTimeMs: 50,
+      countryCode: 'DEU',
+    };
+    const registry = await chainRegistry({ routes: [mine] });
+    expect(registry.available().filter((e) => e.identity === bIdentity)).to.deep.equal([mine]);
+  });
+
+  describe('the reference server with the chain down at start', () => {
+    let server: ServerProcess | undefined;
+    let dir: string;
+    afterEach(async () => {
+      await server?.kill();
+      server = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('starts, is not ready and says why, and becomes ready when the chain comes back', async () => {
+      const http = await tcpProxy(CHAIN_HTTP, { listening: false });
+      const ws = await tcpProxy(CHAIN_WS, { listening: false });
+      proxies.push(http, ws);
+      dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
+      const config = join(dir, 'config.json');
+      const chain = { url: 'http://unused.invalid', wsUrl: `ws://127.0.0.1:${ws.port}` };
+      writeFileSync(
+        config,
+        JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),
+      );
+      // The variable overrides the file's url: the operator's usual way in containers.
+      server = await startCli(['--config', config, '--port', '0'], {
+        ROLLUP_ROUTER_CHAIN_URL: `http://127.0.0.1:${http.port}`,
+      });
+      const notReady = await get(`${server.base}/ready`);
+      expect(notReady.status).to.equal(503);
+      expect(notReady.text).to.match(/chain registry .* not read yet/);
+
+      await Promise.all([http.open(), ws.open()]);
+      await waitFor(
+        async () => (await get(`${server!.base}/ready`)).status === 200,
+        'ready',
+        AFTER_RECONNECT,
+      );
+      const routes = await fetch(`${server.base}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
+      }).then((r) => r.json() as Promise<{ result: RouteEntry[] }>);
+      expect(routes.result.map((e) => e.identity)).to.include(bIdentity);
+    });
+  });
+});
