@@ -1,10 +1,10 @@
 // The real ephemeral validator (peer B) as a probed node. The shared peers stay up for
 // everyone else: "the node stops" is a TCP proxy in front of B that this test closes.
-import net from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { RouteRegistry, type RouteEntry } from '@rollup-router/routes';
 import { waitFor } from './support/http.js';
+import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
 const VALIDATOR_B = { host: '127.0.0.1', port: 18899 };
 const B_URL = `http://${VALIDATOR_B.host}:${VALIDATOR_B.port}`;
@@ -19,39 +19,10 @@ async function rpcCall(url: string, method: string): Promise<unknown> {
   return ((await res.json()) as { result: unknown }).result;
 }
 
-/** A TCP proxy on an ephemeral loopback port; `close` drops it and every connection through it. */
-async function tcpProxy(target: { host: string; port: number }) {
-  const sockets = new Set<net.Socket>();
-  const track = (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => s.destroy());
-  };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    track(client);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
-  };
-}
-
 describe('routes: the real ephemeral validator as a node', function () {
   let identity: string;
   let registry: RouteRegistry | undefined;
-  let proxy: Awaited<ReturnType<typeof tcpProxy>> | undefined;
+  let proxy: TcpProxy | undefined;
   const log = pino({ level: 'silent' });
 
   before(async function () {
@@ -91,7 +62,7 @@ describe('routes: the real ephemeral validator as a node', function () {
 
   it('is dropped once it stops answering (the proxy in front of it closes)', async () => {
     proxy = await tcpProxy(VALIDATOR_B);
-    const entry = entryAt(proxy.url);
+    const entry = entryAt(`http://127.0.0.1:${proxy.port}`);
     registry = new RouteRegistry({
       routes: [entry],
       allowInsecure: true,
