@@ -13,6 +13,7 @@ import {
   CHAIN_WS,
   fundedIdentity,
   register,
+  syncStatus,
   unregister,
   validatorBIdentity,
   type RecordFields,
@@ -114,6 +115,16 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     await unregistered(active);
     await waitFor(() => !listed(registry, active.address), 'the unregistered record to go', WITHIN_2_S);
     expect(listed(registry, bIdentity)).to.not.equal(undefined);
+  });
+
+  it('follows a status change in place (Sync): Draining leaves the list, Active again comes back', async () => {
+    const registry = await chainRegistry();
+    const node = await registered_({ addr: 'http://127.0.0.1:1/syncing' });
+    await waitFor(() => listed(registry, node.address), 'the Active record', WITHIN_2_S);
+    await syncStatus(node, 'Draining');
+    await waitFor(() => !listed(registry, node.address), 'the Draining record to leave', WITHIN_2_S);
+    await syncStatus(node, 'Active');
+    await waitFor(() => listed(registry, node.address), 'the record Active again', WITHIN_2_S);
   });
 
   it('skips a record the route-entry schema refuses, naming its account once, and keeps the others', async () => {

@@ -35,6 +35,7 @@ const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
 const MDP = address(MDP_PROGRAM_ID);
 const REGISTER = 0;
 const UNREGISTER = 1;
+const SYNC = 2;
 
 const rpc = createSolanaRpc(CHAIN_URL);
 
@@ -113,6 +114,17 @@ export async function register(signer: KeyPairSigner, fields: RecordFields): Pro
 /** `Unregister(Pubkey)`: instruction 1, then the identity. */
 export async function unregister(signer: KeyPairSigner): Promise<void> {
   await send(signer, new Uint8Array([UNREGISTER, ...getAddressEncoder().encode(signer.address)]));
+}
+
+/**
+ * `Sync(SyncInstruction::V0(SyncRecordV0))` changing only the status: the identity, then
+ * seven borsh Options in declaration order (status, block_time_ms, base_fee, features,
+ * load_average, country_code, addr), all None but the status.
+ */
+export async function syncStatus(signer: KeyPairSigner, status: ErStatus): Promise<void> {
+  const identity = getAddressEncoder().encode(signer.address);
+  const data = [SYNC, 0, ...identity, 1, ER_STATUSES.indexOf(status), 0, 0, 0, 0, 0, 0];
+  await send(signer, new Uint8Array(data));
 }
 
 /** The identity of validator B, whose record B registered on A at its start. */
