@@ -191,6 +191,29 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     expect(registry.available().filter((e) => e.identity === bIdentity)).to.deep.equal([mine]);
   });
 
+  it('starts with the chain unreachable, says why it is not ready, serves nothing from it, and reads it when it comes back', async () => {
+    const http = await tcpProxy(CHAIN_HTTP, { listening: false });
+    const ws = await tcpProxy(CHAIN_WS, { listening: false });
+    proxies.push(http, ws);
+    const registry = await chainRegistry(
+      {},
+      { url: `http://127.0.0.1:${http.port}`, wsUrl: `ws://127.0.0.1:${ws.port}` },
+    );
+    const readiness = registry.readiness();
+    expect(readiness.ready).to.equal(false);
+    expect((readiness as { reason: string }).reason).to.match(/^chain registry .* not read yet: /);
+    expect(registry.available()).to.deep.equal([]);
+    await Promise.all([http.open(), ws.open()]);
+    await waitFor(() => listed(registry, bIdentity), 'validator B once the chain is back', AFTER_RECONNECT);
+    expect(registry.readiness()).to.deep.equal({ ready: true });
+    const warnings = logs.lines.filter((l) => String(l.msg).startsWith('the chain registry is unreachable'));
+    const failures = warnings.map((l) => l.failures as number);
+    expect(
+      failures.every((n) => (n & (n - 1)) === 0),
+      `logged at failures ${failures.join(', ')}`,
+    ).to.equal(true);
+  });
+
   describe('the reference server with the chain down at start', () => {
     let server: ServerProcess | undefined;
     let dir: string;
