@@ -214,6 +214,22 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     ).to.equal(true);
   });
 
+  it('with only the websocket down, still reads the list over HTTP and goes live when the websocket is back', async () => {
+    const ws = await tcpProxy(CHAIN_WS, { listening: false });
+    proxies.push(ws);
+    const registry = await chainRegistry({}, { wsUrl: `ws://127.0.0.1:${ws.port}` });
+    expect(listed(registry, bIdentity)).to.not.equal(undefined);
+    expect(registry.readiness()).to.deep.equal({ ready: true });
+    await ws.open();
+    await waitFor(
+      () => logs.lines.some((l) => l.msg === 'chain registry following live'),
+      'live',
+      AFTER_RECONNECT,
+    );
+    const node = await registered_({ addr: 'http://127.0.0.1:1/ws-back' });
+    await waitFor(() => listed(registry, node.address), 'a registration by notification', WITHIN_2_S);
+  });
+
   describe('the reference server with the chain down at start', () => {
     let server: ServerProcess | undefined;
     let dir: string;

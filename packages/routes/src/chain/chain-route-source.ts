@@ -58,8 +58,12 @@ export class ChainRouteSource implements RouteSource {
   private changed: (() => void) | undefined;
   private listed: readonly RouteEntry[] = [];
   private everRead = false;
-  /** Whether the current session has read the registry (its failure then starts a new streak). */
-  private sessionRead = false;
+  /**
+   * Whether the current session got as far as following live (subscribed and read): its
+   * end then starts a new failure streak. A session that could only read (websocket
+   * down) keeps the streak growing, so the reads back off too.
+   */
+  private sessionLive = false;
   private lastError: string | undefined;
   private firstAttempt: Promise<void>;
   private settleFirstAttempt!: () => void;
@@ -102,7 +106,7 @@ export class ChainRouteSource implements RouteSource {
     let failures = 0;
     while (!this.stopping.signal.aborted) {
       this.session = new AbortController();
-      this.sessionRead = false;
+      this.sessionLive = false;
       const read = await this.runSession(this.session.signal).then(
         () => undefined,
         (err: unknown) => err,
@@ -110,7 +114,7 @@ export class ChainRouteSource implements RouteSource {
       this.session.abort();
       this.unfollowAll();
       if (this.stopping.signal.aborted) break;
-      failures = this.sessionRead ? 1 : failures + 1;
+      failures = this.sessionLive ? 1 : failures + 1;
       this.onFailure(read, failures);
       await sleep(retryDelayMs(failures), undefined, { signal: this.stopping.signal }).catch(() => undefined);
     }
@@ -152,8 +156,9 @@ export class ChainRouteSource implements RouteSource {
     // Read even when the websocket is down: a list that cannot be followed live still
     // beats none, and the resync interval keeps it fresh.
     await this.fullRead(session);
-    this.sessionRead = true;
     if (!stream) throw subscribeError;
+    this.sessionLive = true;
+    this.hooks.log()?.debug({ source: this.name }, 'chain registry following live');
     const resync = setInterval(() => void this.resync(session), this.settings.resyncMs);
     try {
       for await (const n of stream) {
