@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRpc, type Rpc } from '@rollup-router/core';
+import { createNodeListener, createRpc, type Plugin, type Rpc } from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
 import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
+import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
 import { closeGracefully } from './http/close-gracefully.js';
 import { createFallback } from './http/fallback.js';
@@ -11,6 +12,7 @@ import { RequestTracker } from './http/request-tracker.js';
 import { withSecurityHeaders } from './http/security-headers.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
+import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
 import { upstreamLabel, UpstreamWatch } from './readiness/upstream-watch.js';
 
@@ -18,6 +20,11 @@ export interface StartServerOptions {
   readonly logger: Logger;
   /** Reported by the rollup_router_info metric; default this package's version. */
   readonly version?: string;
+  /**
+   * Plugins of your own, served beside getRoutes and getSignatureStatuses (and after the
+   * modules `config.plugins` names), with the same /health, /ready, /metrics and drain.
+   */
+  readonly plugins?: readonly Plugin[];
 }
 
 export interface RunningServer {
@@ -26,6 +33,8 @@ export interface RunningServer {
   readonly host: string;
   /** The bound port (the real one when the config said 0). */
   readonly port: number;
+  /** Where GET /metrics is served when `metrics.port` gives it a listener of its own. */
+  readonly metricsUrl: string | undefined;
   readonly rpc: Rpc;
   readonly plugins: ServerPlugins;
   readonly http: Server;
@@ -33,16 +42,22 @@ export interface RunningServer {
   /** Reads the routes file again (SIGHUP); a bad file keeps the last good list and is returned. */
   reloadRoutes(): Promise<RouteListError[]>;
   /**
-   * Graceful stop: refuse new calls (503 -32053, Connection: close), let calls under way
-   * finish for up to `graceMs`, close every connection, then stop the plugins (which
-   * closes the store). Calling it again returns the same promise.
+   * Graceful stop: new calls get 503 -32053 (Connection: close) and /ready 503 while the
+   * calls under way finish, for up to `graceMs`; the port keeps listening meanwhile, so
+   * load balancers see the 503. Then the listener and every connection close and the
+   * plugins stop (which closes the store). Calling it again returns the same promise.
    */
   shutdown(graceMs?: number): Promise<void>;
 }
 
-/** Starts the plugins, then listens. On a failure nothing is left running. */
+/**
+ * Loads the plugin modules of `config.plugins`, starts every plugin, then listens. A bad
+ * plugin module or a method name served twice is a ConfigError. On a failure nothing is
+ * left running.
+ */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
   const log = options.logger;
+  const own = [...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])];
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
   const upstreams = new UpstreamWatch(
     {
@@ -64,25 +79,14 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       })
     : undefined;
   const plugins = buildPlugins(config, metrics, upstreams);
-  const rpc = createRpc({
-    plugins: [plugins.routes, plugins.statuses],
-    logger: log,
-    limits: config.limits,
-    cors: config.cors,
-    apiKeys: config.apiKeys,
-    rateLimit: config.rateLimit,
-    validateResults: config.validateResults,
-    discovery: config.discovery,
-    info: config.info,
-  });
+  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log);
   if (metrics) rpc.onCall(metrics.observeCall);
 
-  let started = false;
-  let draining = false;
+  const state = { started: false, draining: false };
   const ready = (): ReadinessReport =>
     readinessReport({
-      started: () => started,
-      draining: () => draining,
+      started: () => state.started,
+      draining: () => state.draining,
       storeOpen: () => (config.statuses.store === false ? undefined : plugins.statuses.store?.open === true),
       nodes: () => {
         const nodes = plugins.routes.registry.nodes();
@@ -90,31 +94,110 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       },
       upstreams,
     });
-
+  const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
+  const separateMetrics = config.metrics.port !== undefined;
+  const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
   const listener = createNodeListener(rpc, {
     ...config.endpoints,
     fallback: createFallback({
       ready,
-      metrics: metrics && (() => metrics.scrape()),
-      onError: (err) => log.error({ err }, 'fallback route failed'),
+      metrics: separateMetrics ? undefined : scrape,
+      metricsToken: config.metrics.token,
+      onError,
     }),
   });
   const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
+  const metricsServer =
+    scrape && separateMetrics
+      ? createServer(
+          withSecurityHeaders(
+            createFallback({ ready: undefined, metrics: scrape, metricsToken: config.metrics.token, onError }),
+          ),
+        )
+      : undefined;
 
   await rpc.start();
-  started = true;
+  state.started = true;
   try {
     await listen(server, config.port, config.host);
+    if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
   } catch (err) {
+    server.close();
     await rpc.stop();
     throw err;
   }
   upstreams.start();
+  const url = logListening(config, server, metricsServer, rpc, plugins, log);
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (graceMs = config.shutdown.graceMs): Promise<void> =>
+    (closing ??= (async () => {
+      state.draining = true;
+      rpc.drain();
+      log.info(
+        { inflight: tracker.inflight, graceMs },
+        'shutting down: new calls get 503; waiting for calls under way',
+      );
+      await closeGracefully(server, tracker, graceMs, log);
+      if (metricsServer) await closeNow(metricsServer);
+      upstreams.stop();
+      await rpc.stop();
+      log.info('stopped');
+    })());
 
   const address = server.address() as AddressInfo;
-  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: url.rpc,
+    host: address.address,
+    port: address.port,
+    metricsUrl: url.metrics,
+    rpc,
+    plugins,
+    http: server,
+    ready,
+    reloadRoutes: () => plugins.routes.registry.reload(),
+    shutdown,
+  };
+}
+
+/** The core service over every plugin; two plugins serving one method name is a configuration mistake. */
+function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
+  try {
+    return createRpc({
+      plugins,
+      logger: log,
+      limits: config.limits,
+      cors: config.cors,
+      apiKeys: config.apiKeys,
+      rateLimit: config.rateLimit,
+      validateResults: config.validateResults,
+      discovery: config.discovery,
+      info: config.info,
+    });
+  } catch (err) {
+    throw new ConfigError(`invalid plugins: ${(err as Error).message}`);
+  }
+}
+
+const httpUrl = (server: Server, path: string): string => {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}${path}`;
+};
+
+/** The `listening` line: where, what is served, and what was loaded (nothing secret). */
+function logListening(
+  config: ServerConfig,
+  server: Server,
+  metricsServer: Server | undefined,
+  rpc: Rpc,
+  plugins: ServerPlugins,
+  log: Logger,
+): { rpc: string; metrics: string | undefined } {
+  const address = server.address() as AddressInfo;
   const mount = config.endpoints.mountPath.replace(/\/+$/, '');
-  const url = `http://${hostForUrl}:${address.port}${mount}/`;
+  const url = httpUrl(server, `${mount}/`);
+  const metrics = metricsServer ? httpUrl(metricsServer, '/metrics') : undefined;
   const nodes = plugins.routes.registry.nodes();
   log.info(
     {
@@ -124,6 +207,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       endpoints: {
         root: config.endpoints.root ? `POST ${mount}/` : false,
         pathStyle: config.endpoints.pathStyle ? `POST ${mount}/<method>` : false,
+        metrics: config.metrics.enabled ? (metrics ?? 'GET /metrics') : false,
       },
       methods: rpc.methodNames,
       routes: {
@@ -138,33 +222,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     },
     `listening on ${url}`,
   );
-
-  let closing: Promise<void> | undefined;
-  const shutdown = (graceMs = config.shutdown.graceMs): Promise<void> =>
-    (closing ??= (async () => {
-      draining = true;
-      rpc.drain();
-      log.info(
-        { inflight: tracker.inflight, graceMs },
-        'shutting down: no new calls; waiting for calls under way',
-      );
-      await closeGracefully(server, tracker, graceMs, log);
-      upstreams.stop();
-      await rpc.stop();
-      log.info('stopped');
-    })());
-
-  return {
-    url,
-    host: address.address,
-    port: address.port,
-    rpc,
-    plugins,
-    http: server,
-    ready,
-    reloadRoutes: () => plugins.routes.registry.reload(),
-    shutdown,
-  };
+  return { rpc: url, metrics };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -175,5 +233,13 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('error', onError);
       resolve();
     });
+  });
+}
+
+/** The metrics listener has nothing to drain: a scrape cut short is simply retried. */
+function closeNow(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }

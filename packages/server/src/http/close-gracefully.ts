@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import type { RequestTracker } from './request-tracker.js';
 
 /**
- * Stops listening and waits for the requests under way, up to `graceMs`, then closes
- * every connection left. The caller has already made new calls fail fast (rpc.drain()),
- * so a keep-alive client that sends one more gets 503 -32053 with Connection: close.
+ * Waits for the requests under way, up to `graceMs`, still listening: the caller has
+ * made new calls fail fast (rpc.drain()) and /ready answer 503, so during the drain a
+ * new client (or a load balancer's probe) gets that documented answer instead of a
+ * refused connection. Then it stops listening and closes every connection left.
  */
 export async function closeGracefully(
   server: Server,
@@ -15,7 +16,6 @@ export async function closeGracefully(
   log: Logger,
 ): Promise<void> {
   const deadline = Date.now() + graceMs;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = new AbortController();
   const expired = sleep(graceMs, 'expired' as const, { signal: timer.signal }).catch(
@@ -28,6 +28,7 @@ export async function closeGracefully(
     );
   }
   timer.abort();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections become idle as their last answer is written; close them until none is left.
   while (!(await Promise.race([closed.then(() => true), sleep(25, false)]))) {
     if (Date.now() >= deadline) server.closeAllConnections();
