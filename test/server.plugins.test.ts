@@ -110,6 +110,19 @@ export default (options) =>
     }
   });
 
+  it('check-config loads the plugin modules it names, from another working directory', async () => {
+    const good = writeJson(join(tmp.dir, 'good.json'), {
+      plugins: [{ module: './echo-plugin.mjs', options: {} }],
+    });
+    const ok = await runCli(['check-config', good], {}, elsewhere.dir);
+    expect(ok.code, ok.stderr).to.equal(0);
+    expect(ok.stdout).to.include('1 plugin module(s), 1 method(s)');
+    const bad = writeJson(join(tmp.dir, 'bad.json'), { plugins: ['./missing.mjs'] });
+    const refused = await runCli(['check-config', bad], {}, elsewhere.dir);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.include('missing.mjs: cannot be loaded');
+  });
+
   it('a plugin module that cannot be loaded stops the server before it listens: stderr, exit 2', async () => {
     const config = writeJson(join(tmp.dir, 'config.json'), {
       statuses: { store: false },

@@ -59,15 +59,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const log = options.logger;
   const own = [...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])];
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
-  const upstreams = new UpstreamWatch(
-    {
-      urls: config.statuses.upstreams?.map((u) => u.url) ?? [],
-      freshMs: config.readiness.upstreamFreshMs,
-      probeIntervalMs: config.readiness.upstreamProbeIntervalMs,
-      probeTimeoutMs: config.readiness.upstreamProbeTimeoutMs,
-    },
-    log.child({ part: 'readiness' }),
-  );
+  const upstreams = watchUpstreams(config, log);
   // The closures read `rpc` and `plugins` at call time, after both exist.
   const metrics = config.metrics.enabled
     ? new ServerMetrics({
@@ -83,49 +75,11 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   if (metrics) rpc.onCall(metrics.observeCall);
 
   const state = { started: false, draining: false };
-  const ready = (): ReadinessReport =>
-    readinessReport({
-      started: () => state.started,
-      draining: () => state.draining,
-      storeOpen: () => (config.statuses.store === false ? undefined : plugins.statuses.store?.open === true),
-      nodes: () => {
-        const nodes = plugins.routes.registry.nodes();
-        return { registered: nodes.length, available: nodes.filter((n) => n.available).length };
-      },
-      upstreams,
-    });
-  const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
-  const separateMetrics = config.metrics.port !== undefined;
-  const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
-  const listener = createNodeListener(rpc, {
-    ...config.endpoints,
-    fallback: createFallback({
-      ready,
-      metrics: separateMetrics ? undefined : scrape,
-      metricsToken: config.metrics.token,
-      onError,
-    }),
-  });
-  const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
-  const metricsServer =
-    scrape && separateMetrics
-      ? createServer(
-          withSecurityHeaders(
-            createFallback({ ready: undefined, metrics: scrape, metricsToken: config.metrics.token, onError }),
-          ),
-        )
-      : undefined;
-
+  const ready = readinessOf(config, plugins, upstreams, state);
+  const { server, metricsServer } = createListeners(config, rpc, tracker, ready, metrics, log);
   await rpc.start();
   state.started = true;
-  try {
-    await listen(server, config.port, config.host);
-    if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
-  } catch (err) {
-    server.close();
-    await rpc.stop();
-    throw err;
-  }
+  await listenOrStop(config, server, metricsServer, rpc);
   upstreams.start();
   const url = logListening(config, server, metricsServer, rpc, plugins, log);
 
@@ -158,6 +112,67 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     reloadRoutes: () => plugins.routes.registry.reload(),
     shutdown,
   };
+}
+
+function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
+  return new UpstreamWatch(
+    {
+      urls: config.statuses.upstreams?.map((u) => u.url) ?? [],
+      freshMs: config.readiness.upstreamFreshMs,
+      probeIntervalMs: config.readiness.upstreamProbeIntervalMs,
+      probeTimeoutMs: config.readiness.upstreamProbeTimeoutMs,
+    },
+    log.child({ part: 'readiness' }),
+  );
+}
+
+function readinessOf(
+  config: ServerConfig,
+  plugins: ServerPlugins,
+  upstreams: UpstreamWatch,
+  state: { readonly started: boolean; readonly draining: boolean },
+): () => ReadinessReport {
+  return () =>
+    readinessReport({
+      started: () => state.started,
+      draining: () => state.draining,
+      storeOpen: () => (config.statuses.store === false ? undefined : plugins.statuses.store?.open === true),
+      nodes: () => {
+        const nodes = plugins.routes.registry.nodes();
+        return { registered: nodes.length, available: nodes.filter((n) => n.available).length };
+      },
+      upstreams,
+    });
+}
+
+/**
+ * The clients' listener (JSON-RPC, /health, /ready and, unless it has its own port,
+ * /metrics) and, with `metrics.port`, the metrics listener. Neither listens yet.
+ */
+function createListeners(
+  config: ServerConfig,
+  rpc: Rpc,
+  tracker: RequestTracker,
+  ready: () => ReadinessReport,
+  metrics: ServerMetrics | undefined,
+  log: Logger,
+): { server: Server; metricsServer: Server | undefined } {
+  const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
+  const separate = config.metrics.port !== undefined;
+  const metricsToken = config.metrics.token;
+  const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
+  const listener = createNodeListener(rpc, {
+    ...config.endpoints,
+    fallback: createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError }),
+  });
+  const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
+  const metricsServer =
+    scrape && separate
+      ? createServer(
+          withSecurityHeaders(createFallback({ ready: undefined, metrics: scrape, metricsToken, onError })),
+        )
+      : undefined;
+  return { server, metricsServer };
 }
 
 /** The core service over every plugin; two plugins serving one method name is a configuration mistake. */
@@ -223,6 +238,23 @@ function logListening(
     `listening on ${url}`,
   );
   return { rpc: url, metrics };
+}
+
+/** Binds the listeners; when one cannot (port in use), stops what started and rethrows. */
+async function listenOrStop(
+  config: ServerConfig,
+  server: Server,
+  metricsServer: Server | undefined,
+  rpc: Rpc,
+): Promise<void> {
+  try {
+    await listen(server, config.port, config.host);
+    if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
+  } catch (err) {
+    if (server.listening) server.close();
+    await rpc.stop();
+    throw err;
+  }
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

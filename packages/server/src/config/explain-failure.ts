@@ -77,7 +77,12 @@ export function explainFailure(
       );
       if (!branch) {
         const alternatives = branches.map(describeBranch).join(', ');
-        return { path: pointer || '/', rule: 'oneOf', message: `must be one of: ${alternatives}`, params: {} };
+        return {
+          path: pointer || '/',
+          rule: 'oneOf',
+          message: `must be one of: ${alternatives}`,
+          params: {},
+        };
       }
       const validate = compileSchema(branch);
       return withAllowedValues(validate(structuredClone(v)) ? failure : validate.failure(pointer));

@@ -73,7 +73,8 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<LoadedCon
     const failure = explainFailure(configSchema, config, validateConfig.failure());
     const origin = [...origins].find(([key]) => failure.path === key || failure.path.startsWith(`${key}/`));
     const about = schemaAt(configSchema, failure.path)?.description;
-    const by = origin && `, set by ${origin[1].name}${origin[1].expected ? ` (expected: ${origin[1].expected})` : ''}`;
+    const by =
+      origin && `, set by ${origin[1].name}${origin[1].expected ? ` (expected: ${origin[1].expected})` : ''}`;
     throw new ConfigError(
       `invalid config (${source}): ${failure.path} ${failure.message} (rule: ${failure.rule})` +
         (by ?? '') +

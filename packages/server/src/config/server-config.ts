@@ -26,6 +26,7 @@ export interface ServerConfig {
   readonly discovery: boolean;
   readonly info: Filled<Config['info']>;
   readonly readiness: Filled<Config['readiness']>;
-  readonly metrics: Filled<Pick<Metrics, 'enabled' | 'processMetrics'>> & Omit<Metrics, 'enabled' | 'processMetrics'>;
+  readonly metrics: Filled<Pick<Metrics, 'enabled' | 'processMetrics'>> &
+    Omit<Metrics, 'enabled' | 'processMetrics'>;
   readonly shutdown: Filled<Config['shutdown']>;
 }
