@@ -366,3 +366,49 @@ describe('rollup-router serve: draining keeps listening', function () {
     expect(await server.exited).to.equal(0);
   });
 });
+
+describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answering', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir()));
+  afterEach(() => tmp.cleanup());
+
+  const start = (drainDelayMs: number): Promise<ServerProcess> =>
+    startCli([
+      '--config',
+      writeJson(join(tmp.dir, 'config.json'), { statuses: { store: false }, shutdown: { drainDelayMs } }),
+      '--port',
+      '0',
+    ]);
+
+  it('with nothing under way, new connections still get 503 -32053 and /ready 503 during the delay', async () => {
+    const server = await start(600_000);
+    try {
+      expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(200);
+      server.signal('SIGTERM');
+      await waitFor(
+        () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
+        'draining began',
+      );
+      const call = await onNewConnection(
+        `${server.base}/`,
+        'POST',
+        '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
+      );
+      expect(call.status).to.equal(503);
+      expect((JSON.parse(call.body) as { error: { code: number } }).error.code).to.equal(-32053);
+      expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(503);
+      server.signal('SIGTERM'); // a second signal does not wait out the delay
+      expect(await server.exited).to.equal(1);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('after the delay the listener closes and the process exits 0', async () => {
+    const server = await start(200);
+    server.signal('SIGTERM');
+    expect(await server.exited).to.equal(0);
+    expect(server.logs().some((l) => l.msg === 'stopped')).to.equal(true);
+  });
+});

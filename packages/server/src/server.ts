@@ -43,8 +43,8 @@ export interface RunningServer {
   reloadRoutes(): Promise<RouteListError[]>;
   /**
    * Graceful stop: new calls get 503 -32053 (Connection: close) and /ready 503 while the
-   * calls under way finish, for up to `graceMs`; the port keeps listening meanwhile, so
-   * load balancers see the 503. Then the listener and every connection close and the
+   * calls under way finish, for up to `graceMs`, and for at least `shutdown.drainDelayMs`;
+   * the port keeps listening meanwhile, so load balancers see the 503. Then the listener and every connection close and the
    * plugins stop (which closes the store). Calling it again returns the same promise.
    */
   shutdown(graceMs?: number): Promise<void>;
@@ -89,10 +89,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       state.draining = true;
       rpc.drain();
       log.info(
-        { inflight: tracker.inflight, graceMs },
+        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
         'shutting down: new calls get 503; waiting for calls under way',
       );
-      await closeGracefully(server, tracker, graceMs, log);
+      await closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log);
       if (metricsServer) await closeNow(metricsServer);
       upstreams.stop();
       await rpc.stop();
