@@ -10,11 +10,12 @@ function redactUrl(url: string): string {
   }
 }
 
-/** The effective configuration fit to print: no API key, no upstream credential. */
+/** The effective configuration fit to print: no API key, metrics token or upstream credential. */
 export function redactConfig(config: ServerConfig): unknown {
   return {
     ...config,
     apiKeys: config.apiKeys.map(() => '[redacted]'),
+    metrics: config.metrics.token === undefined ? config.metrics : { ...config.metrics, token: '[redacted]' },
     statuses: {
       ...config.statuses,
       upstreams: config.statuses.upstreams?.map((u) => ({ ...u, url: redactUrl(u.url) })),
