@@ -5,7 +5,9 @@ export { RawJson } from './raw-json.js';
 export { emitGuarded } from './observers.js';
 export {
   JsonRpcClient,
+  type JsonRpcAnswered,
   type JsonRpcCall,
+  type JsonRpcNoAnswer,
   type JsonRpcClientOptions,
   type JsonRpcOutcome,
   type JsonRpcReplyProblem,

@@ -33,16 +33,24 @@ export interface JsonRpcCall {
 /** Why a reply is not one: too large, not JSON, not a JSON-RPC 2.0 response, or a success for another id. */
 export type JsonRpcReplyProblem = 'too_large' | 'not_json' | 'not_jsonrpc' | 'wrong_id';
 
-/** Every outcome of a call: a JSON-RPC response (success or error, any HTTP status), or why there is none. */
-export type JsonRpcOutcome =
+/** An HTTP answer came: a JSON-RPC response (success or error, any HTTP status), or a bad reply. */
+export type JsonRpcAnswered =
   | { readonly kind: 'reply'; readonly httpStatus: number; readonly reply: JsonrpcResponse }
   | {
       readonly kind: 'bad_reply';
       readonly httpStatus: number;
       readonly problem: JsonRpcReplyProblem;
       readonly detail: string;
-    }
-  | { readonly kind: 'timeout' | 'aborted' | 'unreachable'; readonly detail: string };
+    };
+
+/** No answer came: the timeout passed, the caller's signal fired, or no connection. */
+export interface JsonRpcNoAnswer {
+  readonly kind: 'timeout' | 'aborted' | 'unreachable';
+  readonly detail: string;
+}
+
+/** Every outcome of a call. */
+export type JsonRpcOutcome = JsonRpcAnswered | JsonRpcNoAnswer;
 
 const DEFAULT_MAX_POOLS = 256;
 const DEFAULT_MAX_REPLY_BYTES = 1 << 20;
@@ -134,8 +142,8 @@ export class JsonRpcClient {
 
 class NotHttp extends Error {}
 
-function interpret(httpStatus: number, text: string | undefined, id: number, max: number): JsonRpcOutcome {
-  const bad = (problem: JsonRpcReplyProblem, detail: string): JsonRpcOutcome => ({
+function interpret(httpStatus: number, text: string | undefined, id: number, max: number): JsonRpcAnswered {
+  const bad = (problem: JsonRpcReplyProblem, detail: string): JsonRpcAnswered => ({
     kind: 'bad_reply',
     httpStatus,
     problem,
@@ -175,7 +183,7 @@ async function readCapped(response: Dispatcher.ResponseData, max: number): Promi
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function failureOf(err: unknown): JsonRpcOutcome {
+function failureOf(err: unknown): JsonRpcNoAnswer {
   if (
     err instanceof errors.HeadersTimeoutError ||
     err instanceof errors.BodyTimeoutError ||
