@@ -9,6 +9,34 @@ import {
 import { memoryLog } from '../../../test/support/http.js';
 import { randomSignature, randomSignatures, status, tempDir } from './support/fixtures.js';
 import { SolanaStandIn } from './support/solana-stand-in.js';
+import { StatusEvents, type LookupLayer } from '../src/events.js';
+import type { LearnedStatus, StatusLayer } from '../src/layer.js';
+import { MemoryCache } from '../src/memory-cache.js';
+import type { SignatureStatus } from '../src/status.js';
+import { StatusChain } from '../src/status-chain.js';
+import { upstreamClient } from '../src/upstream/call-upstream.js';
+import { UpstreamDirectory } from '../src/upstream/directory.js';
+import { UpstreamFanOut } from '../src/upstream/fan-out.js';
+
+/** A layer across the network, as a shared one would be: it answers in a later turn. */
+class RemoteLayer implements StatusLayer {
+  readonly name = 'store';
+  readonly known = new Map<string, SignatureStatus>();
+  readonly learned: LearnedStatus[] = [];
+
+  async find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): Promise<string[]> {
+    await new Promise((r) => setImmediate(r));
+    return signatures.filter((s) => {
+      const status = this.known.get(s);
+      if (status) found.set(s, status);
+      return !status;
+    });
+  }
+
+  learn(statuses: readonly LearnedStatus[]): void {
+    this.learned.push(...statuses);
+  }
+}
 
 interface LookupError {
   code: number;
@@ -192,5 +220,45 @@ describe('signature statuses: the chain', () => {
       const p = await start({ upstreams: [{ url: up!.url }] });
       expect((await p.lookup([randomSignature()])).value).to.deep.equal([null]);
     });
+  });
+
+  it('takes a layer that answers asynchronously, between memory and the upstreams, with no change elsewhere', async () => {
+    const [up] = await upstreams(700);
+    const [remote, upstream] = randomSignatures(2);
+    const remoteLayer = new RemoteLayer();
+    remoteLayer.known.set(remote!, status('finalized', 650));
+    up!.statuses.set(upstream!, status('finalized', 640));
+    const counts: [LookupLayer, number][] = [];
+    const events = new StatusEvents({ onLookup: (layer, n) => counts.push([layer, n]) });
+    const options = { upstreams: [{ url: up!.url }], upstreamTimeoutMs: 1000, maxTracked: 10 };
+    const chain = new StatusChain({
+      layers: [new MemoryCache(100, 0), remoteLayer],
+      fanOut: new UpstreamFanOut(
+        upstreamClient(1, 4),
+        new UpstreamDirectory(options, undefined, events),
+        events,
+      ),
+      deadlineMs: 1000,
+      apiVersion: '2.2.1',
+      events,
+    });
+    await chain.start(logs.log);
+    try {
+      expect(await chain.lookup([remote!, upstream!])).to.deep.equal({
+        context: { apiVersion: '2.2.1', slot: 700 },
+        value: [status('finalized', 650), status('finalized', 640)],
+      });
+      // Memory learned from the remote layer and from the upstream; the remote layer from the upstream only.
+      expect(remoteLayer.learned.map(([s]) => s)).to.deep.equal([upstream]);
+      const again = chain.lookup([upstream!, remote!]);
+      expect(again).to.not.be.instanceOf(Promise);
+      expect(counts).to.deep.equal([
+        ['store', 1],
+        ['upstream', 1],
+        ['memory', 2],
+      ]);
+    } finally {
+      await chain.stop();
+    }
   });
 });
