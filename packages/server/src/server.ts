@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRpc, type Plugin, type Rpc } from '@rollup-router/core';
+import { createNodeListener, createRpc, redactUrl, type Plugin, type Rpc } from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
 import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
@@ -14,7 +14,7 @@ import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
-import { upstreamLabel, UpstreamWatch } from './readiness/upstream-watch.js';
+import { UpstreamWatch } from './readiness/upstream-watch.js';
 
 export interface StartServerOptions {
   readonly logger: Logger;
@@ -231,7 +231,7 @@ function logListening(
         nodes: nodes.length,
       },
       store: config.statuses.store === false ? false : config.statuses.store.path,
-      upstreams: (config.statuses.upstreams ?? []).map((u) => upstreamLabel(u.url)),
+      upstreams: (config.statuses.upstreams ?? []).map((u) => redactUrl(u.url)),
       apiKeyCount: config.apiKeys.length,
       rateLimit: config.rateLimit,
     },
