@@ -117,8 +117,13 @@ export interface RunResult {
 }
 
 /** Runs the built CLI to completion (check-config, import-statuses, --help). */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<RunResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO,
+  nodeOptions: readonly string[] = [],
+): Promise<RunResult> {
+  const child = spawn(process.execPath, [...nodeOptions, CLI, ...args], {
     cwd,
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -139,15 +144,16 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts the built CLI (`node packages/server/dist/cli.js ...args --port 0`) and resolves
- * once it logs `listening`, with the real port from that line.
+ * Starts the built CLI (`node ...nodeOptions packages/server/dist/cli.js ...args`) and
+ * resolves once it logs `listening`, with the real port from that line.
  */
 export function startCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   cwd = REPO,
+  nodeOptions: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [...nodeOptions, CLI, ...args], {
     cwd,
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

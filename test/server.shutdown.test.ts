@@ -3,7 +3,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { waitFor } from './support/http.js';
+import { listen, waitFor } from './support/http.js';
 import {
   finalized,
   get,
@@ -235,5 +235,180 @@ describe('rollup-router serve: a keep-alive connection while draining', function
     };
     expect(secondBody.error.code).to.equal(-32053);
     expect(await server.exited).to.equal(0);
+  });
+});
+
+/** A Solana node on loopback that holds getSignatureStatuses answers while `holding` is set, until released. */
+async function gatedUpstream(known: Map<string, Status>): Promise<{
+  url: string;
+  holding: boolean;
+  held: number;
+  release(): void;
+  close(): Promise<void>;
+}> {
+  const waiting: (() => void)[] = [];
+  const state = { holding: false, held: 0 };
+  const server = await listen((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const call = JSON.parse(text) as { id: unknown; method: string; params?: [string[]] };
+      const result =
+        call.method === 'getSignatureStatuses'
+          ? {
+              context: { apiVersion: '2.2.1', slot: 7 },
+              value: call.params![0].map((s) => known.get(s) ?? null),
+            }
+          : 'ok';
+      const answer = (): void => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+      };
+      if (call.method === 'getSignatureStatuses' && state.holding) {
+        state.held += 1;
+        waiting.push(answer);
+      } else answer();
+    });
+  });
+  return Object.assign(state, {
+    url: server.url,
+    release: () => waiting.splice(0).forEach((answer) => answer()),
+    close: server.close,
+  });
+}
+
+/** One request on a connection of its own (no pool): what a new client or a load balancer's probe does. */
+function onNewConnection(url: string, method: 'GET' | 'POST', body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method, agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('rollup-router serve: draining keeps listening', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: Awaited<ReturnType<typeof gatedUpstream>>;
+  let server: ServerProcess;
+  const early = signature();
+  const slow = signature();
+
+  before(async () => {
+    tmp = tempDir();
+    upstream = await gatedUpstream(
+      new Map([
+        [early, finalized(3)],
+        [slow, finalized(4)],
+      ]),
+    );
+    const config = writeJson(join(tmp.dir, 'config.json'), {
+      statuses: {
+        upstreams: [{ url: upstream.url }],
+        store: false,
+        upstreamTimeoutMs: 30_000,
+        deadlineMs: 30_000,
+      },
+      limits: { callDeadlineMs: 30_000 },
+      readiness: { upstreamProbeIntervalMs: 0 },
+      shutdown: { graceMs: 30_000 },
+    });
+    server = await startCli(['--config', config, '--port', '0']);
+  });
+
+  after(async () => {
+    upstream?.release();
+    await server?.kill();
+    await upstream?.close();
+    tmp?.cleanup();
+  });
+
+  it('SIGTERM with a slow call in flight: a new connection gets 503 -32053, /ready 503, the call is answered, exit 0', async () => {
+    const call = (id: number, sig: string): string =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'getSignatureStatuses', params: [[sig]] });
+    // An upstream answered, so the server is ready before the signal.
+    expect((await onNewConnection(`${server.base}/`, 'POST', call(1, early))).status).to.equal(200);
+    expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(200);
+
+    upstream.holding = true;
+    const inFlight = onNewConnection(`${server.base}/`, 'POST', call(2, slow));
+    await waitFor(() => upstream.held >= 1, 'the slow call reached the upstream');
+    server.signal('SIGTERM');
+    await waitFor(
+      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
+      'draining began',
+    );
+
+    const refused = await onNewConnection(`${server.base}/`, 'POST', call(3, early));
+    expect(refused.status).to.equal(503);
+    expect((JSON.parse(refused.body) as { error: { code: number } }).error.code).to.equal(-32053);
+    const ready = await onNewConnection(`${server.base}/ready`, 'GET');
+    expect(ready.status).to.equal(503);
+    expect((JSON.parse(ready.body) as { reasons: string[] }).reasons).to.include('shutting down');
+
+    upstream.release();
+    const answered = await inFlight;
+    expect(answered.status).to.equal(200);
+    expect(JSON.parse(answered.body)).to.deep.include({
+      id: 2,
+      result: { context: { apiVersion: '2.2.1', slot: 7 }, value: [finalized(4)] },
+    });
+    expect(await server.exited).to.equal(0);
+  });
+});
+
+describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answering', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir()));
+  afterEach(() => tmp.cleanup());
+
+  const start = (drainDelayMs: number): Promise<ServerProcess> =>
+    startCli([
+      '--config',
+      writeJson(join(tmp.dir, 'config.json'), { statuses: { store: false }, shutdown: { drainDelayMs } }),
+      '--port',
+      '0',
+    ]);
+
+  it('with nothing under way, new connections still get 503 -32053 and /ready 503 during the delay', async () => {
+    const server = await start(600_000);
+    try {
+      expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(200);
+      server.signal('SIGTERM');
+      await waitFor(
+        () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
+        'draining began',
+      );
+      const call = await onNewConnection(
+        `${server.base}/`,
+        'POST',
+        '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
+      );
+      expect(call.status).to.equal(503);
+      expect((JSON.parse(call.body) as { error: { code: number } }).error.code).to.equal(-32053);
+      expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(503);
+      server.signal('SIGTERM'); // a second signal does not wait out the delay
+      expect(await server.exited).to.equal(1);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('after the delay the listener closes and the process exits 0', async () => {
+    const server = await start(200);
+    server.signal('SIGTERM');
+    expect(await server.exited).to.equal(0);
+    expect(server.logs().some((l) => l.msg === 'stopped')).to.equal(true);
   });
 });

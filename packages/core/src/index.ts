@@ -4,6 +4,16 @@ export type { CallContext, CallOrigin } from './context.js';
 export { RawJson } from './raw-json.js';
 export { emitGuarded } from './observers.js';
 export {
+  JsonRpcClient,
+  type JsonRpcAnswered,
+  type JsonRpcCall,
+  type JsonRpcNoAnswer,
+  type JsonRpcClientOptions,
+  type JsonRpcOutcome,
+  type JsonRpcReplyProblem,
+} from './jsonrpc-client.js';
+export { redactUrl } from './redact-url.js';
+export {
   defineMethod,
   defineMethodFromSchemas,
   type AnyMethodDefinition,

@@ -23,7 +23,7 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
   const { config, source, overrides } = await loadConfig({
     file: command.config ?? (process.env.ROLLUP_ROUTER_CONFIG || undefined),
     env: process.env,
-    flags: { host: command.host, port: command.port, logLevel: command.logLevel },
+    flags: { host: command.host, port: command.port, logLevel: command.logLevel, plugins: command.plugins },
   });
   const { logger, flush } = createServerLogger(config.logLevel);
   const exit = (code: number): never => {
@@ -39,14 +39,26 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
   try {
     running = await startServer(config, { logger });
   } catch (err) {
-    if (err instanceof RouteListError) {
-      logger.error({ issues: err.issues }, `invalid routes: ${err.message}`);
-      return exit(INVALID);
+    // A bad routes file or plugin module is an invalid configuration, told like the others.
+    const invalid = invalidInputMessage(err);
+    if (invalid !== undefined) {
+      logger.error(err instanceof RouteListError ? { issues: err.issues } : {}, invalid);
+      flush();
+      return fail(INVALID, invalid);
     }
     logger.fatal({ err }, 'could not start');
     return exit(1);
   }
   handleSignals(running, logger, exit);
+}
+
+/** The message of an error that means bad configuration or input (exit 2), else undefined. */
+function invalidInputMessage(err: unknown): string | undefined {
+  if (err instanceof ConfigError) return err.message;
+  if (err instanceof RouteListError) return `invalid routes: ${err.message}`;
+  if (err instanceof ImportLineError) return `import rejected, nothing was imported: ${err.message}`;
+  if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') return (err as Error).message;
+  return undefined;
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -78,8 +90,7 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof RouteListError) fail(INVALID, err.message);
-  if (err instanceof ImportLineError) fail(INVALID, `import rejected, nothing was imported: ${err.message}`);
-  if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') fail(INVALID, (err as Error).message);
+  const invalid = invalidInputMessage(err);
+  if (invalid !== undefined) fail(INVALID, invalid);
   fail(1, (err as Error)?.message ?? String(err));
 });

@@ -20,5 +20,6 @@ export { readinessReport, type ReadinessReport, type ReadinessSources } from './
 export { UpstreamWatch, type UpstreamWatchOptions } from './readiness/upstream-watch.js';
 export { SECURITY_HEADERS } from './http/security-headers.js';
 export { buildPlugins, routesOptions, type ServerPlugins } from './build-plugins.js';
+export { loadPlugins } from './plugins/load-plugins.js';
 export { version } from './paths.js';
 export { configSchema, type Config } from './generated/schemas.js';

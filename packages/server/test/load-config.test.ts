@@ -70,15 +70,48 @@ describe('loadConfig', () => {
     expect(overrides).to.include.members(['environment variable LOG_LEVEL', 'flag --port']);
   });
 
-  it('relative paths are resolved against the working directory', async () => {
+  it('relative paths in a config file are resolved against its directory', async () => {
     const { config } = await loadConfig({
       file: file(
         'c.json',
-        '{"routes": {"file": "nodes.yaml"}, "statuses": {"store": {"path": "db/s.sqlite"}}}',
+        JSON.stringify({
+          routes: { file: 'nodes.yaml' },
+          statuses: { store: { path: '../db/s.sqlite' } },
+          plugins: ['./p.mjs', { module: '../q.mjs' }, 'some-package', { module: '/abs/r.mjs' }],
+        }),
       ),
     });
+    expect(config.routes.file).to.equal(join(dir, 'nodes.yaml'));
+    expect(config.statuses.store).to.deep.equal({ path: resolve(dir, '../db/s.sqlite') });
+    expect(config.plugins).to.deep.equal([
+      join(dir, 'p.mjs'),
+      { module: resolve(dir, '../q.mjs') },
+      'some-package',
+      { module: '/abs/r.mjs' },
+    ]);
+  });
+
+  it('relative paths from the environment, flags and defaults are resolved against the working directory', async () => {
+    const { config } = await loadConfig({
+      file: file('c.json', '{"statuses": {"memory": {"maxEntries": 10}}}'),
+      env: { ROLLUP_ROUTER_ROUTES_FILE: 'nodes.yaml' },
+      flags: { plugins: ['./p.mjs'] },
+    });
     expect(config.routes.file).to.equal(resolve('nodes.yaml'));
-    expect(config.statuses.store).to.deep.equal({ path: resolve('db/s.sqlite') });
+    expect(config.statuses.store).to.deep.equal({ path: resolve('data/statuses.sqlite') });
+    expect(config.plugins).to.deep.equal([resolve('p.mjs')]);
+  });
+
+  it('an enum failure lists the allowed values', async () => {
+    const err = await rejection(loadConfig({ flags: { logLevel: 'loud' } }));
+    expect(err.message).to.include(
+      '/logLevel must be one of: "fatal", "error", "warn", "info", "debug", "trace", "silent" (rule: enum)',
+    );
+  });
+
+  it('a value of no allowed type lists the alternatives', async () => {
+    const err = await rejection(loadConfig({ file: file('c.json', '{"cors": "yes"}') }));
+    expect(err.message).to.include('/cors must be one of: "*", false, an array of strings');
   });
 
   it('a bad value names the key, the rule and what the key is for', async () => {
@@ -102,6 +135,7 @@ describe('loadConfig', () => {
     const err = await rejection(loadConfig({ env: { ROLLUP_ROUTER_RATE_LIMIT: 'lots' } }));
     expect(err.message).to.include('/rateLimit');
     expect(err.message).to.include('environment variable ROLLUP_ROUTER_RATE_LIMIT');
+    expect(err.message).to.include('expected: POINTS/SECONDS');
   });
 
   it('a top level that is not an object is rejected', async () => {

@@ -2,15 +2,29 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
+import { redactUrl } from '@rollup-router/core';
 import { readinessReport } from '../src/readiness/readiness.js';
 import { UpstreamWatch } from '../src/readiness/upstream-watch.js';
 
-/** A node answering getHealth like the captured validator. */
-async function healthyNode(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+/**
+ * A node answering getHealth like the captured validator. With `basicAuth` it behaves like
+ * a provider behind HTTP basic auth: without the right Authorization header, 401.
+ */
+async function healthyNode(
+  basicAuth?: string,
+): Promise<{ url: string; hits: () => number; refused: () => number; close: () => Promise<void> }> {
   let hits = 0;
+  let refused = 0;
+  const expected = basicAuth && `Basic ${Buffer.from(basicAuth).toString('base64')}`;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      if (expected && req.headers.authorization !== expected) {
+        refused += 1;
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="rpc"' });
+        res.end();
+        return;
+      }
       hits += 1;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"jsonrpc":"2.0","result":"ok","id":1}\n');
@@ -21,6 +35,7 @@ async function healthyNode(): Promise<{ url: string; hits: () => number; close: 
   return {
     url: `http://127.0.0.1:${port}/`,
     hits: () => hits,
+    refused: () => refused,
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();
@@ -37,6 +52,7 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
   throw new Error(`never happened: ${what}`);
 };
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const silent = pino({ level: 'silent' });
 const report = (watch: UpstreamWatch, storeOpen: boolean | undefined = true) =>
   readinessReport({
@@ -69,6 +85,44 @@ describe('UpstreamWatch and the readiness report', () => {
       watch.start();
       await until(() => report(watch).ready, 'ready after the probe');
       expect(node.hits()).to.be.at.least(1);
+    } finally {
+      watch.stop();
+      await node.close();
+    }
+  });
+
+  it('probes an upstream whose URL carries credentials, sending them as basic auth', async () => {
+    const node = await healthyNode('operator:s3cr3t é');
+    const url = node.url.replace('http://', 'http://operator:s3cr3t%20%C3%A9@');
+    const watch = new UpstreamWatch(
+      { urls: [url], freshMs: 60_000, probeIntervalMs: 50, probeTimeoutMs: 1000 },
+      silent,
+    );
+    try {
+      watch.start();
+      await until(() => report(watch).ready, 'ready after a probe with credentials');
+      expect(node.hits()).to.be.at.least(1);
+      expect(node.refused()).to.equal(0);
+      // The credentials never show: the upstream is named as everywhere else.
+      expect(watch.describe()).to.match(/^http:\/\/127\.0\.0\.1:\d+\/… answered/);
+    } finally {
+      watch.stop();
+      await node.close();
+    }
+  });
+
+  it('names a probed upstream as the statuses plugin names it in metrics (one redactUrl)', async () => {
+    const node = await healthyNode();
+    const url = `${node.url}secret-key?api-key=hunter2`;
+    const watch = new UpstreamWatch(
+      { urls: [url], freshMs: 60_000, probeIntervalMs: 50, probeTimeoutMs: 1000 },
+      silent,
+    );
+    try {
+      watch.start();
+      await until(() => report(watch).ready, 'ready after the probe');
+      expect(watch.describe()).to.match(new RegExp(`^${escape(redactUrl(url))} answered`));
+      expect(redactUrl(url)).to.equal(node.url.replace(/\/$/, '/…'));
     } finally {
       watch.stop();
       await node.close();

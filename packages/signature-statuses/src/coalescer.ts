@@ -1,6 +1,8 @@
 import { ErrorCode, RpcError } from '@rollup-router/core';
 import type { SignatureStatus } from './status.js';
-import type { UpstreamAnswer, UpstreamContext } from './upstream/resolver.js';
+import type { UpstreamContext } from './answer-context.js';
+import type { UpstreamAnswer } from './upstream/fan-out.js';
+import { noUpstreamError } from './upstream/failure.js';
 
 /** Asks the upstreams about one batch of signatures. */
 export type BatchRunner = (
@@ -58,16 +60,11 @@ export class Coalescer {
     for (const [signature, batch] of batchOf) {
       const answer = answers.get(batch)!;
       const status = answer.statuses.get(signature);
-      if (status === undefined) throw answer.error ?? RpcError.of(ErrorCode.NO_UPSTREAM);
+      if (status === undefined) throw answer.error ?? noUpstreamError();
       statuses.set(signature, status);
     }
     const contexts = [...answers.values()].flatMap((a) => (a.context ? [a.context] : []));
     return { statuses, contexts };
-  }
-
-  /** Signatures waiting for an upstream answer (for tests and metrics). */
-  get pending(): number {
-    return this.inFlight.size;
   }
 
   private fillingBatch(history: boolean): Batch {

@@ -1,12 +1,8 @@
 export { signatureStatusesPlugin, type SignatureStatusesPlugin } from './plugin.js';
-export type {
-  LookupLayer,
-  ResolvedOptions,
-  SignatureStatusesHooks,
-  SignatureStatusesOptions,
-  UpstreamCallOutcome,
-} from './options.js';
-export type { LookupOptions } from './lookup.js';
+export type { ResolvedOptions, SignatureStatusesHooks, SignatureStatusesOptions } from './options.js';
+export type { LookupLayer, StatusesObservers, UpstreamCallOutcome } from './events.js';
+export type { LookupOptions } from './status-chain.js';
+export type { StatusLayer, LearnedStatus } from './layer.js';
 export { getSignatureStatusesMethod } from './method.js';
 export { agaveParamsError } from './agave-params-error.js';
 export { importStatuses, ImportLineError, type ImportCounts } from './import-statuses.js';

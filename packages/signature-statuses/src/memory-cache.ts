@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
 import type { SignatureStatus } from './status.js';
 
 /**
@@ -6,7 +7,8 @@ import type { SignatureStatus } from './status.js';
  * LRU evicts them; processed and confirmed ones may move on, so they live in a second
  * cache whose entries expire after a short TTL (none at all by default).
  */
-export class MemoryCache {
+export class MemoryCache implements StatusLayer {
+  readonly name = 'memory';
   private readonly finalized: LRUCache<string, SignatureStatus> | undefined;
   private readonly unfinalized: LRUCache<string, SignatureStatus> | undefined;
 
@@ -19,20 +21,23 @@ export class MemoryCache {
         : undefined;
   }
 
-  get(signature: string): SignatureStatus | undefined {
-    return this.finalized?.get(signature) ?? this.unfinalized?.get(signature);
+  find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): string[] {
+    return findEach(signatures, found, (s) => this.finalized?.get(s) ?? this.unfinalized?.get(s));
   }
 
-  set(signature: string, status: SignatureStatus): void {
-    if (status.confirmationStatus === 'finalized') {
-      this.finalized?.set(signature, status);
-      this.unfinalized?.delete(signature);
-    } else {
-      this.unfinalized?.set(signature, status);
+  /** Memory keeps every status: finalized ones for good, the others for the TTL. */
+  learn(statuses: readonly LearnedStatus[]): void {
+    for (const [signature, status] of statuses) {
+      if (status.confirmationStatus === 'finalized') {
+        this.finalized?.set(signature, status);
+        this.unfinalized?.delete(signature);
+      } else {
+        this.unfinalized?.set(signature, status);
+      }
     }
   }
 
-  clear(): void {
+  stop(): void {
     this.finalized?.clear();
     this.unfinalized?.clear();
   }

@@ -1,4 +1,4 @@
-import { defineMethod, type MethodDefinition } from '@rollup-router/core';
+import { defineMethod, type CallContext, type MethodDefinition } from '@rollup-router/core';
 import { agaveParamsError } from './agave-params-error.js';
 import {
   getSignatureStatusesParamsSchema,
@@ -6,12 +6,29 @@ import {
   type GetSignatureStatusesParams,
   type GetSignatureStatusesResult,
 } from './generated/schemas.js';
-import type { LookupOptions } from './lookup.js';
+import type { LookupOptions } from './status-chain.js';
 
 export type Lookup = (
   signatures: readonly string[],
   options: LookupOptions,
 ) => GetSignatureStatusesResult | Promise<GetSignatureStatusesResult>;
+
+/**
+ * One call's lookup options. A class, so `signal` is a getter on the prototype: an object
+ * literal with a getter gives every call its own closure and hidden class, which kept each
+ * call's object graph alive past the young generation (issue 12).
+ */
+class CallLookupOptions implements LookupOptions {
+  constructor(
+    readonly searchTransactionHistory: boolean,
+    private readonly ctx: CallContext,
+  ) {}
+
+  /** The call's signal is made on first use; most lookups end in memory and never need it. */
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+}
 
 /** getSignatureStatuses with Solana's semantics, answered by `lookup`. */
 export function getSignatureStatusesMethod(
@@ -28,12 +45,6 @@ export function getSignatureStatusesMethod(
     paramsError: agaveParamsError,
     errorNullOnPathStyle: true,
     handler: ([signatures, config], ctx) =>
-      lookup(signatures, {
-        searchTransactionHistory: config?.searchTransactionHistory === true,
-        // The call's signal is made on first use; most lookups end in memory and never need it.
-        get signal() {
-          return ctx.signal;
-        },
-      }),
+      lookup(signatures, new CallLookupOptions(config?.searchTransactionHistory === true, ctx)),
   });
 }

@@ -1,23 +1,14 @@
 import { validateOptions } from '@rollup-router/core';
+import type { StatusesObservers } from './events.js';
 import { statusesPluginOptionsSchema, type StatusesPluginOptions } from './generated/schemas.js';
 
-/** Which layer of the answer chain settled a signature. `unknown`: every source answered, none knew it. */
-export type LookupLayer = 'memory' | 'store' | 'upstream' | 'unknown';
-
-/** What became of one request to one upstream. */
-export type UpstreamCallOutcome = 'ok' | 'rpc_error' | 'timeout' | 'unreachable' | 'bad_response' | 'aborted';
-
 /** Options that are functions, so not JSON and not in the options schema. */
-export interface SignatureStatusesHooks {
+export interface SignatureStatusesHooks extends StatusesObservers {
   /**
    * More upstream URLs, asked at lookup time (the server passes the routes plugin's
    * available nodes). Deduplicated against `upstreams`; these use `upstreamTimeoutMs`.
    */
   readonly extraUpstreams?: () => readonly string[] | Promise<readonly string[]>;
-  /** Once per upstream asked (a retry belongs to the same ask). The URL has its path and query hidden. */
-  readonly onUpstreamCall?: (url: string, outcome: UpstreamCallOutcome, ms: number) => void;
-  /** Once per lookup and layer with how many distinct signatures that layer settled (never with 0). */
-  readonly onLookup?: (layer: LookupLayer, count: number) => void;
 }
 
 export type SignatureStatusesOptions = StatusesPluginOptions & SignatureStatusesHooks;

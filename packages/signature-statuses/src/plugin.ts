@@ -1,23 +1,16 @@
 import { definePlugin, type Plugin, type PluginContext } from '@rollup-router/core';
-import { Affinity } from './affinity.js';
-import { Coalescer } from './coalescer.js';
+import { StatusEvents } from './events.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
-import { lookupStatuses, type ChainDeps, type LookupOptions } from './lookup.js';
+import type { StatusLayer } from './layer.js';
 import { MemoryCache } from './memory-cache.js';
 import { getSignatureStatusesMethod } from './method.js';
-import {
-  resolveOptions,
-  type LookupLayer,
-  type ResolvedOptions,
-  type SignatureStatusesOptions,
-} from './options.js';
-import { StatusStore, type FinalizedRecord } from './store.js';
-import type { UpstreamTarget } from './upstream/call-upstream.js';
-import { UpstreamPools } from './upstream/pools.js';
-import { redactUrl } from './upstream/redact-url.js';
-import { UpstreamResolver, type UpstreamAnswer } from './upstream/resolver.js';
-
-type Logger = PluginContext['log'];
+import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
+import { StatusChain, type LookupOptions } from './status-chain.js';
+import { StoreLayer } from './store-layer.js';
+import type { StatusStore } from './store.js';
+import { upstreamClient } from './upstream/call-upstream.js';
+import { UpstreamDirectory } from './upstream/directory.js';
+import { UpstreamFanOut } from './upstream/fan-out.js';
 
 export interface SignatureStatusesPlugin extends Plugin {
   readonly name: 'signature-statuses';
@@ -40,145 +33,36 @@ export interface SignatureStatusesPlugin extends Plugin {
  */
 export function signatureStatusesPlugin(options?: SignatureStatusesOptions): SignatureStatusesPlugin {
   const { json, hooks } = resolveOptions(options);
-  let log: Logger | undefined;
-  let store: StatusStore | undefined;
-  let running = false;
-  let latestSlot = 0;
-
-  const memory = new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs);
-  const affinity = new Affinity(json.maxTracked);
-  const pools = new UpstreamPools(json.connectionsPerUpstream, json.maxUpstreamPools);
-  const configured: UpstreamTarget[] = json.upstreams.map((u) => ({
-    url: u.url,
-    timeoutMs: u.timeoutMs ?? json.upstreamTimeoutMs,
-  }));
-
-  const logger = (): Logger => {
-    if (!log) throw new Error('signature-statuses: not started');
-    return log;
-  };
-
-  /** Hooks are the embedder's code: one that throws must not fail a lookup. */
-  const safely = (what: string, fn: () => void): void => {
-    try {
-      fn();
-    } catch (err) {
-      log?.error({ err, hook: what }, 'signature-statuses hook threw');
-    }
-  };
-
-  const targets = async (): Promise<readonly UpstreamTarget[]> => {
-    if (!hooks.extraUpstreams) return configured;
-    let extra: readonly string[];
-    try {
-      extra = await hooks.extraUpstreams();
-    } catch (err) {
-      logger().warn({ err }, 'extraUpstreams failed; asking the configured upstreams only');
-      return configured;
-    }
-    const seen = new Set(configured.map((t) => normalized(t.url)));
-    const all = [...configured];
-    for (const url of extra) {
-      const key = normalized(url);
-      if (key === undefined) {
-        logger().warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
-      } else if (!seen.has(key)) {
-        seen.add(key);
-        all.push({ url, timeoutMs: json.upstreamTimeoutMs });
-      }
-    }
-    return all;
-  };
-
-  const resolver = new UpstreamResolver({
-    pools,
-    affinity,
-    targets,
-    defaultTimeoutMs: json.upstreamTimeoutMs,
-    report: (url, outcome, ms) => {
-      if (hooks.onUpstreamCall) safely('onUpstreamCall', () => hooks.onUpstreamCall!(url, outcome, ms));
-    },
-    log: logger,
-  });
-
-  /** What the upstreams taught us: finalized statuses for good, the others for the short TTL. */
-  const remember = (answer: UpstreamAnswer): void => {
-    if (answer.context && answer.context.slot > latestSlot) latestSlot = answer.context.slot;
-    const records: FinalizedRecord[] = [];
-    for (const [signature, status] of answer.statuses) {
-      if (!status) continue;
-      memory.set(signature, status);
-      if (status.confirmationStatus === 'finalized')
-        records.push({ signature, slot: status.slot, err: status.err });
-    }
-    if (!store || records.length === 0) return;
-    try {
-      store.putFinalized(records);
-    } catch (err) {
-      // The answer is still right; only its persistence failed.
-      logger().error({ err }, 'could not write finalized statuses to the store');
-    }
-  };
-
-  const coalescer = new Coalescer(async (signatures, history, signal) => {
-    const answer = await resolver.resolve(signatures, history, signal);
-    remember(answer);
-    return answer;
-  }, json.deadlineMs);
-
-  const count = (layer: LookupLayer, n: number): void => {
-    if (n > 0 && hooks.onLookup) safely('onLookup', () => hooks.onLookup!(layer, n));
-  };
-
-  const chain: ChainDeps = {
-    memory,
-    store: () => store,
-    coalescer,
+  const events = new StatusEvents(hooks);
+  const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events);
+  const store = json.store ? new StoreLayer(json.store.path) : undefined;
+  const layers: StatusLayer[] = [new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs)];
+  if (store) layers.push(store);
+  const client = upstreamClient(json.connectionsPerUpstream, json.maxUpstreamPools);
+  const chain = new StatusChain({
+    layers,
+    fanOut: new UpstreamFanOut(client, directory, events),
+    deadlineMs: json.deadlineMs,
     apiVersion: json.apiVersion,
-    latestSlot: () => latestSlot,
-    count,
-  };
-  // Synchronous when memory or the store knows every signature; a promise only when an upstream is asked.
-  const answer = (signatures: readonly string[], lookupOptions?: LookupOptions) => {
-    if (!running) throw new Error('signature-statuses: lookup before start() or after stop()');
-    return lookupStatuses(chain, signatures, lookupOptions);
-  };
-  const lookup = async (signatures: readonly string[], lookupOptions?: LookupOptions) =>
-    answer(signatures, lookupOptions);
+    events,
+  });
 
   return definePlugin({
     name: 'signature-statuses' as const,
     options: json,
-    methods: [getSignatureStatusesMethod(answer)],
-    track: (signature: string, upstreamUrl: string) => affinity.track(signature, upstreamUrl),
-    lookup,
+    methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
+    track: (signature: string, upstreamUrl: string) => directory.track(signature, upstreamUrl),
+    lookup: async (signatures: readonly string[], o?: LookupOptions) => chain.lookup(signatures, o),
     get store() {
-      return store;
+      return store?.store;
     },
-    start(ctx: PluginContext) {
-      log = ctx.log;
-      if (json.store) store = StatusStore.open(json.store.path);
-      running = true;
-      log.info(
-        { upstreams: configured.map((t) => redactUrl(t.url)), store: json.store ? json.store.path : false },
+    async start(ctx: PluginContext) {
+      await chain.start(ctx.log);
+      ctx.log.info(
+        { upstreams: directory.configuredNames, store: store ? store.path : false },
         'signature statuses ready',
       );
     },
-    async stop() {
-      running = false;
-      store?.close();
-      store = undefined;
-      memory.clear();
-      await pools.close();
-    },
+    stop: () => chain.stop(),
   });
-}
-
-function normalized(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { address, createSolanaRpc, createSolanaRpcSubscriptions, type Commitment } from '@solana/kit';
-import type { PluginContext } from '@rollup-router/core';
+import { redactUrl, type PluginContext } from '@rollup-router/core';
 import type { EntryIssue } from '../check-route-list.js';
 import type { RouteEntry } from '../generated/schemas.js';
 import type { RouteSource, SourceReadiness } from '../sources/route-source.js';
@@ -72,8 +72,7 @@ export class ChainRouteSource implements RouteSource {
     private readonly settings: ChainSourceSettings,
     private readonly hooks: ChainSourceHooks,
   ) {
-    // The origin only: providers put API keys in the path, the query or the userinfo.
-    this.name = `chain registry ${settings.programId} at ${new URL(settings.url).origin}`;
+    this.name = `chain registry ${settings.programId} at ${redactUrl(settings.url)}`;
     this.rpc = createSolanaRpc(settings.url);
     this.subscriptions = createSolanaRpcSubscriptions(settings.wsUrl);
     this.firstAttempt = new Promise((resolve) => (this.settleFirstAttempt = resolve));

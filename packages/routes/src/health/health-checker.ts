@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { JsonRpcClient } from '@rollup-router/core';
 import type { RoutesPluginOptionsResolved } from '../generated/schemas.js';
 import { probe, type ProbeOutcome } from './probe.js';
 
@@ -21,7 +21,7 @@ class ProbeLoop {
     private readonly identity: string,
     private readonly fqdn: string,
     private readonly settings: HealthSettings,
-    private readonly agent: Agent,
+    private readonly client: JsonRpcClient,
     private readonly sink: ProbeSink,
   ) {}
 
@@ -38,7 +38,7 @@ class ProbeLoop {
       url: this.fqdn,
       method: this.settings.method,
       timeoutMs: this.settings.timeoutMs,
-      dispatcher: this.agent,
+      client: this.client,
       signal: this.controller.signal,
     }).then((outcome) => {
       if (this.stopped) return;
@@ -57,7 +57,8 @@ class ProbeLoop {
 
 /** Probes every tracked node on its own loop, over one shared keep-alive connection pool. */
 export class HealthChecker {
-  private readonly agent = new Agent({ keepAliveTimeout: 60_000 });
+  // A health reply is a few dozen bytes; a node that streams more is not answering the probe.
+  private readonly client = new JsonRpcClient({ keepAliveTimeoutMs: 60_000, maxReplyBytes: 64 * 1024 });
   private readonly loops = new Map<string, ProbeLoop>();
 
   constructor(
@@ -68,7 +69,7 @@ export class HealthChecker {
   /** Starts probing a node; resolves after its first probe has been reported. */
   track(identity: string, fqdn: string): Promise<void> {
     void this.untrack(identity);
-    const loop = new ProbeLoop(identity, fqdn, this.settings, this.agent, this.sink);
+    const loop = new ProbeLoop(identity, fqdn, this.settings, this.client, this.sink);
     this.loops.set(identity, loop);
     return loop.start();
   }
@@ -85,6 +86,6 @@ export class HealthChecker {
     const stopping = [...this.loops.values()].map((loop) => loop.stop());
     this.loops.clear();
     await Promise.all(stopping);
-    await this.agent.destroy();
+    await this.client.close();
   }
 }

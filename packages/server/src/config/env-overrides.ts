@@ -106,6 +106,12 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     },
   },
   {
+    name: 'ROLLUP_ROUTER_METRICS_TOKEN',
+    key: '/metrics/token',
+    format: 'a bearer token of 16 characters or more that GET /metrics requires',
+    apply: (c, v) => void (objectAt(c, ['metrics']).token = v),
+  },
+  {
     name: 'ROLLUP_ROUTER_MOUNT_PATH',
     key: '/endpoints/mountPath',
     format: 'a path, e.g. /rpc',

@@ -30,10 +30,35 @@ function valueAt(root: unknown, pointer: string): unknown {
 const jsonType = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v;
 
+/** A schema alternative in words, for "must be one of: ...". */
+function describeBranch(b: Node): string {
+  if (b.const !== undefined) return JSON.stringify(b.const);
+  if (Array.isArray(b.enum)) return b.enum.map((v) => JSON.stringify(v)).join(', ');
+  if (b.type === 'object' && isNode(b.properties))
+    return `an object {${Object.keys(b.properties).join(', ')}}`;
+  if (b.type === 'array')
+    return isNode(b.items) && typeof b.items.type === 'string' ? `an array of ${b.items.type}s` : 'an array';
+  return typeof b.type === 'string' ? `a${/^[aeiou]/.test(b.type) ? 'n' : ''} ${b.type}` : 'a value';
+}
+
+/** Enum and const failures say which values would do, not only that this one does not. */
+function withAllowedValues(failure: ValidationFailure): ValidationFailure {
+  const { rule, params } = failure;
+  if (rule === 'enum' && Array.isArray(params.allowedValues)) {
+    const values = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
+    return { ...failure, message: `must be one of: ${values}` };
+  }
+  if (rule === 'const' && 'allowedValue' in params) {
+    return { ...failure, message: `must be ${JSON.stringify(params.allowedValue)}` };
+  }
+  return failure;
+}
+
 /**
  * A failure inside a `oneOf` is reported by ajv against its first branch ("must be equal
  * to constant" for `rateLimit: {points: 1}`); the branch of the value's own type says
- * what is really wrong ("must have required property 'durationSeconds'").
+ * what is really wrong ("must have required property 'durationSeconds'"). When no branch
+ * has the value's type, the failure lists the alternatives.
  */
 export function explainFailure(
   schema: Schema,
@@ -46,15 +71,23 @@ export function explainFailure(
     if (node && Array.isArray(node.oneOf)) {
       const v = valueAt(value, pointer);
       const t = jsonType(v);
-      const branch = node.oneOf.find(
-        (b) =>
-          isNode(b) && (b.type === t || (b.type === 'number' && t === 'integer')) && b.const === undefined,
+      const branches = node.oneOf.filter(isNode);
+      const branch = branches.find(
+        (b) => (b.type === t || (b.type === 'number' && t === 'integer')) && b.const === undefined,
       );
-      if (!isNode(branch)) return failure;
+      if (!branch) {
+        const alternatives = branches.map(describeBranch).join(', ');
+        return {
+          path: pointer || '/',
+          rule: 'oneOf',
+          message: `must be one of: ${alternatives}`,
+          params: {},
+        };
+      }
       const validate = compileSchema(branch);
-      return validate(structuredClone(v)) ? failure : validate.failure(pointer);
+      return withAllowedValues(validate(structuredClone(v)) ? failure : validate.failure(pointer));
     }
-    if (pointer === '') return failure;
+    if (pointer === '') return withAllowedValues(failure);
     pointer = pointer.slice(0, pointer.lastIndexOf('/'));
   }
 }

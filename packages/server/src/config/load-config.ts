@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { compileSchema } from '@rollup-router/core';
 import { configSchema } from '../generated/schemas.js';
 import { exampleRoutesFile } from '../paths.js';
@@ -6,6 +6,7 @@ import { ConfigError } from './config-error.js';
 import { applyEnvOverrides } from './env-overrides.js';
 import { explainFailure, schemaAt } from './explain-failure.js';
 import { readConfigFile } from './read-config-file.js';
+import { resolvePaths } from './resolve-paths.js';
 import type { ServerConfig } from './server-config.js';
 
 /** Command-line flags that override the file and the environment. */
@@ -13,6 +14,8 @@ export interface ConfigFlags {
   readonly host?: string;
   readonly port?: string;
   readonly logLevel?: string;
+  /** Plugin modules (`--plugin`), added to the file's `plugins`; paths relative to the working directory. */
+  readonly plugins?: readonly string[];
 }
 
 export interface ConfigSources {
@@ -40,10 +43,18 @@ export const embeddedDefaults = (): Record<string, unknown> => ({ routes: { file
 
 const validateConfig = compileSchema<ServerConfig>(configSchema);
 
+/** Where a key's value came from when not from the file, and what that source expects. */
+interface Origin {
+  readonly name: string;
+  readonly expected?: string;
+}
+
 /**
  * Reads, overrides and validates the configuration: file (or embedded defaults), then
- * environment, then flags; schema defaults fill the rest. A bad value is a ConfigError
- * naming the key, the rule and, when it came from one, the variable or flag.
+ * environment, then flags; schema defaults fill the rest. Relative paths in the file are
+ * resolved against its directory, the others against the working directory. A bad value
+ * is a ConfigError naming the key, the rule and, when it came from one, the variable or
+ * flag and the form it expects.
  */
 export async function loadConfig(sources: ConfigSources = {}): Promise<LoadedConfig> {
   const raw = sources.file === undefined ? embeddedDefaults() : await readConfigFile(sources.file);
@@ -52,48 +63,41 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<LoadedCon
     throw new ConfigError(`invalid config (${source}): the top level must be an object of settings`);
   }
   const config = structuredClone(raw) as Record<string, unknown>;
-  const origins = new Map<string, string>();
+  if (sources.file !== undefined) resolvePaths(config, dirname(resolve(sources.file)));
+  const origins = new Map<string, Origin>();
   for (const o of applyEnvOverrides(config, sources.env ?? {}))
-    origins.set(o.key, `environment variable ${o.name}`);
-  const { host, port, logLevel } = sources.flags ?? {};
-  if (host !== undefined) setFlag(config, origins, 'host', '--host', host);
-  if (port !== undefined)
-    setFlag(config, origins, 'port', '--port', /^\d+$/.test(port) ? Number(port) : port);
-  if (logLevel !== undefined) setFlag(config, origins, 'logLevel', '--log-level', logLevel);
+    origins.set(o.key, { name: `environment variable ${o.name}`, expected: o.format });
+  applyFlags(config, origins, sources.flags ?? {});
 
   if (!validateConfig(config)) {
     const failure = explainFailure(configSchema, config, validateConfig.failure());
     const origin = [...origins].find(([key]) => failure.path === key || failure.path.startsWith(`${key}/`));
     const about = schemaAt(configSchema, failure.path)?.description;
+    const by =
+      origin && `, set by ${origin[1].name}${origin[1].expected ? ` (expected: ${origin[1].expected})` : ''}`;
     throw new ConfigError(
       `invalid config (${source}): ${failure.path} ${failure.message} (rule: ${failure.rule})` +
-        (origin ? `, set by ${origin[1]}` : '') +
+        (by ?? '') +
         (typeof about === 'string' ? `\n  ${failure.path}: ${about}` : ''),
     );
   }
-  return { config: absolutePaths(config), source, overrides: [...origins.values()] };
+  resolvePaths(config, process.cwd());
+  return { config, source, overrides: [...origins.values()].map((o) => o.name) };
 }
 
-function setFlag(
-  config: Record<string, unknown>,
-  origins: Map<string, string>,
-  key: string,
-  flag: string,
-  value: unknown,
-): void {
-  config[key] = value;
-  origins.set(`/${key}`, `flag ${flag}`);
-}
-
-/** Paths are relative to the working directory; made absolute once so logs say exactly which file. */
-function absolutePaths(config: ServerConfig): ServerConfig {
-  const { routes, statuses } = config;
-  return {
-    ...config,
-    routes: routes.file === undefined ? routes : { ...routes, file: resolve(routes.file) },
-    statuses:
-      statuses.store === false || statuses.store.path === ':memory:'
-        ? statuses
-        : { ...statuses, store: { path: resolve(statuses.store.path) } },
+function applyFlags(config: Record<string, unknown>, origins: Map<string, Origin>, flags: ConfigFlags): void {
+  const set = (key: string, flag: string, value: unknown): void => {
+    config[key] = value;
+    origins.set(`/${key}`, { name: `flag ${flag}` });
   };
+  const { host, port, logLevel, plugins } = flags;
+  if (host !== undefined) set('host', '--host', host);
+  if (port !== undefined) set('port', '--port', /^\d+$/.test(port) ? Number(port) : port);
+  if (logLevel !== undefined) set('logLevel', '--log-level', logLevel);
+  if (plugins !== undefined && plugins.length > 0) {
+    // Relative flag paths are resolved against the working directory with the defaults, later.
+    const fromFile = Array.isArray(config.plugins) ? (config.plugins as unknown[]) : [];
+    config.plugins = [...fromFile, ...plugins];
+    if (fromFile.length === 0) origins.set('/plugins', { name: 'flag --plugin' });
+  }
 }

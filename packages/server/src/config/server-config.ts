@@ -2,6 +2,7 @@ import type { Config } from '../generated/schemas.js';
 
 type Filled<T> = Required<NonNullable<T>>;
 type Statuses = NonNullable<Config['statuses']>;
+type Metrics = NonNullable<Config['metrics']>;
 
 /**
  * The configuration after validation: every key with a schema default is present.
@@ -16,6 +17,7 @@ export interface ServerConfig {
   readonly routes: NonNullable<Config['routes']>;
   readonly statuses: Omit<Statuses, 'store'> & { readonly store: false | { readonly path: string } };
   readonly statusesFromRoutes: boolean;
+  readonly plugins: NonNullable<Config['plugins']>;
   readonly limits: Filled<Config['limits']>;
   readonly cors: NonNullable<Config['cors']>;
   readonly apiKeys: string[];
@@ -24,6 +26,7 @@ export interface ServerConfig {
   readonly discovery: boolean;
   readonly info: Filled<Config['info']>;
   readonly readiness: Filled<Config['readiness']>;
-  readonly metrics: Filled<Config['metrics']>;
+  readonly metrics: Filled<Pick<Metrics, 'enabled' | 'processMetrics'>> &
+    Omit<Metrics, 'enabled' | 'processMetrics'>;
   readonly shutdown: Filled<Config['shutdown']>;
 }

@@ -1,10 +1,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ReadinessReport } from '../readiness/readiness.js';
+import { bearerMatches } from './metrics-token.js';
 
 export interface FallbackRoutes {
-  readonly ready: () => ReadinessReport;
-  /** undefined: metrics are off. */
+  /** undefined: no /health and /ready here (the metrics-only listener). */
+  readonly ready: (() => ReadinessReport) | undefined;
+  /** undefined: no /metrics here (metrics off, or on a listener of their own). */
   readonly metrics: (() => Promise<{ contentType: string; body: string }>) | undefined;
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string;
   /** Logs a failure to build an answer (the client gets a bare 500). */
   readonly onError: (err: unknown) => void;
 }
@@ -24,17 +28,39 @@ function send(
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
+function sendReady(req: IncomingMessage, res: ServerResponse, report: ReadinessReport): void {
+  const body = report.ready
+    ? { status: 'ready', checks: report.checks }
+    : { status: 'not ready', reasons: report.reasons, checks: report.checks };
+  send(req, res, report.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body));
+}
+
+function sendMetrics(req: IncomingMessage, res: ServerResponse, routes: FallbackRoutes): void {
+  if (routes.metricsToken !== undefined && !bearerMatches(req.headers.authorization, routes.metricsToken)) {
+    send(req, res, 401, JSON_TYPE, '{"error":"unauthorized; send Authorization: Bearer <metrics.token>"}', {
+      'www-authenticate': 'Bearer',
+    });
+    return;
+  }
+  routes.metrics!().then(
+    ({ contentType, body }) => send(req, res, 200, contentType, body),
+    (err: unknown) => {
+      routes.onError(err);
+      send(req, res, 500, JSON_TYPE, '{"error":"metrics unavailable"}');
+    },
+  );
+}
+
 /**
- * Everything on the port that is not a JSON-RPC endpoint: GET /health (the process is
+ * Everything on a port that is not a JSON-RPC endpoint: GET /health (the process is
  * alive), GET /ready (it should get traffic), GET /metrics (Prometheus). Anything else is
  * a 404 with a JSON-RPC error body, as the core answers unknown paths.
  */
 export function createFallback(routes: FallbackRoutes): RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
-    const known =
-      path === '/health' || path === '/ready' || (path === '/metrics' && routes.metrics !== undefined);
-    if (!known) {
+    const probe = (path === '/health' || path === '/ready') && routes.ready !== undefined;
+    if (!probe && !(path === '/metrics' && routes.metrics !== undefined)) {
       send(req, res, 404, JSON_TYPE, NOT_FOUND);
       return;
     }
@@ -42,22 +68,8 @@ export function createFallback(routes: FallbackRoutes): RequestListener {
       send(req, res, 405, JSON_TYPE, '{"error":"method not allowed; use GET"}', { allow: 'GET, HEAD' });
       return;
     }
-    if (path === '/health') {
-      send(req, res, 200, JSON_TYPE, '{"status":"ok"}');
-    } else if (path === '/ready') {
-      const report = routes.ready();
-      const body = report.ready
-        ? { status: 'ready', checks: report.checks }
-        : { status: 'not ready', reasons: report.reasons, checks: report.checks };
-      send(req, res, report.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body));
-    } else {
-      routes.metrics!().then(
-        ({ contentType, body }) => send(req, res, 200, contentType, body),
-        (err: unknown) => {
-          routes.onError(err);
-          send(req, res, 500, JSON_TYPE, '{"error":"metrics unavailable"}');
-        },
-      );
-    }
+    if (path === '/health') send(req, res, 200, JSON_TYPE, '{"status":"ok"}');
+    else if (path === '/ready') sendReady(req, res, routes.ready!());
+    else sendMetrics(req, res, routes);
   };
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { JsonRpcClient, redactUrl } from '@rollup-router/core';
 import type { Logger } from 'pino';
 
 export interface UpstreamWatchOptions {
@@ -13,14 +14,8 @@ export interface UpstreamWatchOptions {
 /** Outcomes of a plugin upstream request that mean the upstream is up and speaking JSON-RPC. */
 const ANSWERED = new Set(['ok', 'rpc_error']);
 
-/** Origin only: a path or query may hold an API key (Helius, Triton...). */
-export const upstreamLabel = (url: string): string => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '(invalid url)';
-  }
-};
+/** A getHealth reply is a few dozen bytes. */
+const MAX_PROBE_REPLY_BYTES = 64 * 1024;
 
 /**
  * Remembers when an upstream last answered, for GET /ready. Real calls are the main
@@ -30,11 +25,18 @@ export const upstreamLabel = (url: string): string => {
 export class UpstreamWatch {
   private lastAnswer: { at: number; upstream: string } | undefined;
   private stopping: AbortController | undefined;
+  private readonly client: JsonRpcClient;
 
   constructor(
     private readonly options: UpstreamWatchOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.client = new JsonRpcClient({
+      connections: 1,
+      maxPools: Math.max(1, options.urls.length),
+      maxReplyBytes: MAX_PROBE_REPLY_BYTES,
+    });
+  }
 
   get configured(): boolean {
     return this.options.urls.length > 0;
@@ -70,6 +72,7 @@ export class UpstreamWatch {
 
   stop(): void {
     this.stopping?.abort();
+    void this.client.close();
   }
 
   private async loop(stopped: AbortSignal): Promise<void> {
@@ -87,22 +90,19 @@ export class UpstreamWatch {
   }
 
   private async probe(url: string, stopped: AbortSignal): Promise<void> {
-    const label = upstreamLabel(url);
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
-        signal: AbortSignal.any([stopped, AbortSignal.timeout(this.options.probeTimeoutMs)]),
-      });
-      const body = (await res.json()) as { jsonrpc?: unknown };
-      // Any JSON-RPC reply, an error included ("node is behind"), proves the upstream is there.
-      if (body?.jsonrpc === '2.0') this.record(label, 'ok');
-      else this.log.warn({ upstream: label, status: res.status }, 'readiness probe: not a JSON-RPC answer');
-    } catch (err) {
-      if (stopped.aborted) return;
-      const cause = (err as { cause?: { code?: string } }).cause?.code;
-      this.log.warn({ upstream: label, error: cause ?? (err as Error).name }, 'readiness probe failed');
-    }
+    const label = redactUrl(url);
+    const outcome = await this.client.call(url, {
+      method: 'getHealth',
+      id: 1,
+      timeoutMs: this.options.probeTimeoutMs,
+      signal: stopped,
+    });
+    // Any JSON-RPC reply, an error included ("node is behind"), proves the upstream is there.
+    if (outcome.kind === 'reply') this.record(label, 'ok');
+    else if (outcome.kind !== 'aborted')
+      this.log.warn(
+        { upstream: label, cause: outcome.kind, detail: outcome.detail },
+        'readiness probe failed',
+      );
   }
 }

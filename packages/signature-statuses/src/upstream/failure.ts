@@ -1,9 +1,11 @@
 import { ErrorCode, RpcError, type RpcErrorObject } from '@rollup-router/core';
 import type { UpstreamFailureKind } from './call-upstream.js';
 
+// The plugin's error codes are referred to in this module only.
+
 /** One upstream that could not answer, as reported in logs and in the error's `data`. */
 export interface UpstreamFailure {
-  /** The upstream's URL with path and query hidden. */
+  /** The upstream's URL, redacted. */
   readonly url: string;
   readonly cause: UpstreamFailureKind | 'rpc_error';
   readonly detail: string;
@@ -18,13 +20,16 @@ const CODE_OF: Readonly<Record<UpstreamFailureKind, (typeof ErrorCode)[keyof typ
   unreachable: ErrorCode.UPSTREAM_UNREACHABLE,
 };
 
+/** No upstream is configured or available. */
+export const noUpstreamError = (): RpcError => RpcError.of(ErrorCode.NO_UPSTREAM);
+
 /**
  * The error of a lookup no upstream could answer. An upstream's own JSON-RPC error wins
  * (it is the most specific thing anyone said); otherwise the cause closest to an answer:
  * a bad answer, then a timeout, then no connection at all.
  */
 export function failureError(failures: readonly UpstreamFailure[]): RpcError {
-  if (failures.length === 0) return RpcError.of(ErrorCode.NO_UPSTREAM);
+  if (failures.length === 0) return noUpstreamError();
   const passed = failures.find((f) => f.error !== undefined)?.error;
   if (passed) return new RpcError(passed.code, passed.message, passed.data);
   const kinds = new Set(failures.map((f) => f.cause));

@@ -17,7 +17,9 @@ export type StandInBehaviour =
   | { readonly kind: 'schema-invalid' }
   /** Destroys the connection as soon as a request arrives. */
   | { readonly kind: 'reset' }
-  | { readonly kind: 'rpc-error'; readonly error: { code: number; message: string; data?: unknown } };
+  | { readonly kind: 'rpc-error'; readonly error: { code: number; message: string; data?: unknown } }
+  /** A well-formed answer over `bytes` long (its apiVersion padded), with or without a content-length. */
+  | { readonly kind: 'huge'; readonly bytes: number; readonly chunked: boolean };
 
 export interface RecordedRequest {
   readonly signatures: readonly string[];
@@ -37,6 +39,12 @@ export class SolanaStandIn {
   apiVersion = '2.2.1';
   /** Write status members in the Magic Router's order (slot first) instead of the validator's. */
   routerKeyOrder = false;
+  /** `user:password`: when set, a request without them as basic auth gets 401, as behind a provider's gateway. */
+  basicAuth: string | undefined;
+  /** TCP connections accepted (a new pool, or one re-opened after eviction, opens new ones). */
+  connections = 0;
+  /** getHealth calls answered (the routes plugin's probes). */
+  healthChecks = 0;
   private readonly held: (() => void)[] = [];
   private released = false;
 
@@ -55,6 +63,7 @@ export class SolanaStandIn {
     const { port } = server.address() as AddressInfo;
     const standIn = new SolanaStandIn(server, `http://127.0.0.1:${port}`, slot);
     server.on('request', (req, res) => void standIn.answer(req, res));
+    server.on('connection', () => (standIn.connections += 1));
     return standIn;
   }
 
@@ -94,6 +103,14 @@ export class SolanaStandIn {
       method: string;
       params: [string[], unknown?];
     };
+    if (this.basicAuth !== undefined && req.headers.authorization !== basic(this.basicAuth)) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="rpc"', 'content-length': 0 });
+      return void res.end();
+    }
+    if (call.method === 'getHealth') {
+      this.healthChecks += 1;
+      return this.send(res, 200, `{"jsonrpc":"2.0","result":"ok","id":${JSON.stringify(call.id)}}\n`);
+    }
     if (call.method !== 'getSignatureStatuses') {
       return this.send(
         res,
@@ -123,6 +140,8 @@ export class SolanaStandIn {
           200,
           `{"jsonrpc":"2.0","error":${JSON.stringify(behaviour.error)},"id":${JSON.stringify(call.id)}}\n`,
         );
+      case 'huge':
+        return this.sendHuge(res, call.id, signatures.length, behaviour);
       default:
         break;
     }
@@ -140,6 +159,25 @@ export class SolanaStandIn {
     );
   }
 
+  /** A valid answer of `bytes` bytes or more: only its size is wrong. */
+  private sendHuge(
+    res: http.ServerResponse,
+    id: unknown,
+    count: number,
+    { bytes, chunked }: { bytes: number; chunked: boolean },
+  ): void {
+    const result = {
+      context: { apiVersion: 'x'.repeat(bytes), slot: this.slot },
+      value: Array(count).fill(null),
+    };
+    const body = `{"jsonrpc":"2.0","result":${JSON.stringify(result)},"id":${JSON.stringify(id)}}\n`;
+    if (!chunked) return this.send(res, 200, body);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // Written in pieces with no content-length: the client must count as it reads.
+    for (let at = 0; at < body.length; at += 64 * 1024) res.write(body.slice(at, at + 64 * 1024));
+    res.end();
+  }
+
   private send(
     res: http.ServerResponse,
     status: number,
@@ -151,6 +189,8 @@ export class SolanaStandIn {
     res.end(body);
   }
 }
+
+const basic = (credentials: string): string => `Basic ${Buffer.from(credentials).toString('base64')}`;
 
 /** The member order the Magic Router writes (captures/router.sigstatus-known-and-unknown.json). */
 function routerOrder(s: SignatureStatus): Record<string, unknown> {

@@ -20,8 +20,4 @@ export class Affinity {
   upstreamOf(signature: string): string | undefined {
     return this.tracked?.get(signature);
   }
-
-  get size(): number {
-    return this.tracked?.size ?? 0;
-  }
 }

@@ -1,0 +1,205 @@
+import { errors, type Dispatcher } from 'undici';
+import { EndpointPools } from './endpoint-pools.js';
+import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
+import { compileSchema } from './validation.js';
+
+export interface JsonRpcClientOptions {
+  /** Connections per URL. Default: undici's (no bound). */
+  readonly connections?: number;
+  /** URLs with a pool kept open; the least recently used pool is closed beyond it. Default 256. */
+  readonly maxPools?: number;
+  /** A reply over this many bytes is not read further. Default 1 MiB. */
+  readonly maxReplyBytes?: number;
+  /** How long an idle keep-alive connection stays open. Default: undici's. */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+export interface JsonRpcCall {
+  readonly method: string;
+  /** Left out of the request when undefined. */
+  readonly params?: unknown;
+  /** The request id; default a new one per call. A success must carry it back. */
+  readonly id?: number;
+  readonly timeoutMs: number;
+  /** The caller's own end (its deadline, or its callers gone): reported as `aborted`. */
+  readonly signal?: AbortSignal;
+  /**
+   * Tries again after a connection error (refused, reset, closed), this many times. Never
+   * after a timeout: the server may still be working on it. Default 0.
+   */
+  readonly connectionRetries?: number;
+}
+
+/** Why a reply is not one: too large, not JSON, not a JSON-RPC 2.0 response, or a success for another id. */
+export type JsonRpcReplyProblem = 'too_large' | 'not_json' | 'not_jsonrpc' | 'wrong_id';
+
+/** An HTTP answer came: a JSON-RPC response (success or error, any HTTP status), or a bad reply. */
+export type JsonRpcAnswered =
+  | { readonly kind: 'reply'; readonly httpStatus: number; readonly reply: JsonrpcResponse }
+  | {
+      readonly kind: 'bad_reply';
+      readonly httpStatus: number;
+      readonly problem: JsonRpcReplyProblem;
+      readonly detail: string;
+    };
+
+/** No answer came: the timeout passed, the caller's signal fired, or no connection. */
+export interface JsonRpcNoAnswer {
+  readonly kind: 'timeout' | 'aborted' | 'unreachable';
+  readonly detail: string;
+}
+
+/** Every outcome of a call. */
+export type JsonRpcOutcome = JsonRpcAnswered | JsonRpcNoAnswer;
+
+const DEFAULT_MAX_POOLS = 256;
+const DEFAULT_MAX_REPLY_BYTES = 1 << 20;
+
+/** Errors that mean the connection failed before an answer came: worth another try. */
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+const isResponse = compileSchema<JsonrpcResponse>(jsonrpcResponseSchema);
+
+/**
+ * The project's one JSON-RPC 2.0 client over HTTP: keep-alive undici pools per URL,
+ * credentials in the URL sent as Basic authorization, a timeout per call, a bounded reply,
+ * and every reply checked against the JSON-RPC response schema. It never throws: every
+ * failure is an outcome, and what an HTTP status or an error reply means is the caller's call.
+ */
+export class JsonRpcClient {
+  private readonly pools: EndpointPools;
+  private readonly maxReplyBytes: number;
+  private nextId = 1;
+
+  constructor(options: JsonRpcClientOptions = {}) {
+    this.pools = new EndpointPools({
+      connections: options.connections,
+      max: options.maxPools ?? DEFAULT_MAX_POOLS,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+    });
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  }
+
+  async call(url: string, call: JsonRpcCall): Promise<JsonRpcOutcome> {
+    const id = call.id ?? this.nextId++;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params });
+    const retries = call.connectionRetries ?? 0;
+    for (let attempt = 0; ; attempt++) {
+      const timeout = AbortSignal.timeout(call.timeoutMs);
+      try {
+        return await this.exchange(
+          url,
+          id,
+          body,
+          call.signal ? AbortSignal.any([call.signal, timeout]) : timeout,
+        );
+      } catch (err) {
+        if (err instanceof NotHttp) return { kind: 'unreachable', detail: 'not an http(s) URL' };
+        if (timeout.aborted) return { kind: 'timeout', detail: `no answer within ${call.timeoutMs} ms` };
+        if (call.signal?.aborted) return { kind: 'aborted', detail: 'cancelled' };
+        if (attempt < retries && CONNECTION_ERRORS.has(errorCode(err))) continue;
+        return failureOf(err);
+      }
+    }
+  }
+
+  /** Closes every connection, waiting for requests under way. */
+  close(): Promise<void> {
+    return this.pools.close();
+  }
+
+  private async exchange(
+    url: string,
+    id: number,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<JsonRpcOutcome> {
+    let endpoint;
+    try {
+      endpoint = this.pools.get(url);
+    } catch {
+      throw new NotHttp();
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (endpoint.authorization) headers.authorization = endpoint.authorization;
+    const response = await endpoint.pool.request({
+      method: 'POST',
+      path: endpoint.path,
+      headers,
+      body,
+      signal,
+    });
+    const text = await readCapped(response, this.maxReplyBytes);
+    return interpret(response.statusCode, text, id, this.maxReplyBytes);
+  }
+}
+
+class NotHttp extends Error {}
+
+function interpret(httpStatus: number, text: string | undefined, id: number, max: number): JsonRpcAnswered {
+  const bad = (problem: JsonRpcReplyProblem, detail: string): JsonRpcAnswered => ({
+    kind: 'bad_reply',
+    httpStatus,
+    problem,
+    detail,
+  });
+  if (text === undefined) return bad('too_large', `answer over ${max} bytes`);
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return bad('not_json', `HTTP ${httpStatus}, body is not JSON`);
+  }
+  if (!isResponse(message)) {
+    const f = isResponse.failure();
+    return bad('not_jsonrpc', `not a JSON-RPC 2.0 response: ${f.path} ${f.message}`);
+  }
+  if (message.error == null && message.id !== id) return bad('wrong_id', 'answer for another request id');
+  return { kind: 'reply', httpStatus, reply: message };
+}
+
+/** The body as text, or undefined (the body dropped) when it is over `max` bytes. */
+async function readCapped(response: Dispatcher.ResponseData, max: number): Promise<string | undefined> {
+  if (Number(response.headers['content-length']) > max) {
+    response.body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      response.body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function failureOf(err: unknown): JsonRpcNoAnswer {
+  if (
+    err instanceof errors.HeadersTimeoutError ||
+    err instanceof errors.BodyTimeoutError ||
+    err instanceof errors.ConnectTimeoutError
+  ) {
+    return { kind: 'timeout', detail: err.message };
+  }
+  const message = (err as { message?: unknown } | undefined)?.message;
+  return {
+    kind: 'unreachable',
+    detail: errorCode(err) || (typeof message === 'string' && message) || 'connection failed',
+  };
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' ? code : '';
+}

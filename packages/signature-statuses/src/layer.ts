@@ -1,0 +1,45 @@
+import type { PluginContext } from '@rollup-router/core';
+import type { LookupLayer } from './events.js';
+import type { SignatureStatus } from './status.js';
+
+/** A status some source knew, offered to the layers in front of it. */
+export type LearnedStatus = readonly [signature: string, status: SignatureStatus];
+
+/**
+ * One link of the answer chain in front of the upstreams (memory, the store; a shared
+ * layer fits in the same way). The chain asks each layer only for what the layers before
+ * it did not know, and offers each layer what a later source knew: the layer decides what
+ * of it its kind may keep.
+ */
+export interface StatusLayer {
+  /** Reported to onLookup with how many signatures it settled. */
+  readonly name: LookupLayer;
+  /**
+   * Puts into `found` the statuses this layer knows among `signatures` (distinct), and
+   * returns those it does not know. A local layer answers synchronously, so a lookup
+   * served in memory costs no promise; a layer across the network returns a promise.
+   */
+  find(
+    signatures: readonly string[],
+    found: Map<string, SignatureStatus | null>,
+  ): readonly string[] | Promise<readonly string[]>;
+  /** What a later source knew (the store, an upstream); never throws. */
+  learn?(statuses: readonly LearnedStatus[]): void;
+  start?(log: PluginContext['log']): void | Promise<void>;
+  stop?(): void | Promise<void>;
+}
+
+/** The layer's find loop: asks `get` for each signature and collects what it did not know. */
+export function findEach(
+  signatures: readonly string[],
+  found: Map<string, SignatureStatus | null>,
+  get: (signature: string) => SignatureStatus | undefined,
+): string[] {
+  const missing: string[] = [];
+  for (const signature of signatures) {
+    const status = get(signature);
+    if (status) found.set(signature, status);
+    else missing.push(signature);
+  }
+  return missing;
+}

@@ -1,0 +1,159 @@
+import type { PluginContext } from '@rollup-router/core';
+import { AnswerContext, type UpstreamContext } from './answer-context.js';
+import { Coalescer } from './coalescer.js';
+import type { StatusEvents } from './events.js';
+import type { GetSignatureStatusesResult } from './generated/schemas.js';
+import type { LearnedStatus, StatusLayer } from './layer.js';
+import type { SignatureStatus } from './status.js';
+import type { UpstreamAnswer, UpstreamFanOut } from './upstream/fan-out.js';
+
+export interface LookupOptions {
+  /** Passed to the upstreams: with true they also search their ledger, not only recent statuses. */
+  readonly searchTransactionHistory?: boolean;
+  /** Ends the wait (the upstream request goes on while another call still waits for it). */
+  readonly signal?: AbortSignal;
+}
+
+export interface StatusChainParts {
+  /** In the order they are asked: memory, then the store (a shared layer would come next). */
+  readonly layers: readonly StatusLayer[];
+  readonly fanOut: UpstreamFanOut;
+  /** The longest a shared upstream lookup may take. */
+  readonly deadlineMs: number;
+  /** result.context.apiVersion when no upstream answered the call. */
+  readonly apiVersion: string;
+  readonly events: StatusEvents;
+}
+
+type Found = Map<string, SignatureStatus | null>;
+type Answer = GetSignatureStatusesResult | Promise<GetSignatureStatusesResult>;
+
+/**
+ * The answer chain: the layers, each asked only for what the ones before did not know,
+ * then the upstreams (coalesced across calls) for what no layer knew; each distinct
+ * signature once. What a source knew is learned by the layers in front of it.
+ */
+export class StatusChain {
+  private readonly layers: readonly StatusLayer[];
+  private readonly fanOut: UpstreamFanOut;
+  private readonly events: StatusEvents;
+  private readonly context: AnswerContext;
+  private readonly coalescer: Coalescer;
+  private running = false;
+
+  constructor(parts: StatusChainParts) {
+    this.layers = parts.layers;
+    this.fanOut = parts.fanOut;
+    this.events = parts.events;
+    this.context = new AnswerContext(parts.apiVersion);
+    this.coalescer = new Coalescer(
+      (s, history, signal) => this.askUpstreams(s, history, signal),
+      parts.deadlineMs,
+    );
+  }
+
+  /** Synchronous when the layers know every signature; a promise only when an upstream is asked. */
+  lookup(signatures: readonly string[], options: LookupOptions = {}): Answer {
+    if (!this.running) throw new Error('signature-statuses: lookup before start() or after stop()');
+    const distinct = signatures.length === 1 ? signatures : [...new Set(signatures)];
+    return this.fromLayer(0, distinct, signatures, new Map(), options);
+  }
+
+  async start(log: PluginContext['log']): Promise<void> {
+    this.events.attach(log);
+    for (const layer of this.layers) await layer.start?.(log);
+    this.running = true;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const layer of this.layers) await layer.stop?.();
+    await this.fanOut.close();
+  }
+
+  private fromLayer(
+    first: number,
+    missing: readonly string[],
+    signatures: readonly string[],
+    found: Found,
+    options: LookupOptions,
+  ): Answer {
+    for (let i = first; i < this.layers.length && missing.length > 0; i++) {
+      const asked = missing;
+      const left = this.layers[i]!.find(asked, found);
+      if (left instanceof Promise) {
+        return left.then((rest) => {
+          this.settled(i, asked, rest, found);
+          return this.fromLayer(i + 1, rest, signatures, found, options);
+        });
+      }
+      this.settled(i, asked, left, found);
+      missing = left;
+    }
+    if (missing.length === 0) return this.context.answer(signatures, found);
+    return this.fromUpstreams(signatures, missing, found, options);
+  }
+
+  /** Counts what layer `index` settled, and offers it to the layers in front of it. */
+  private settled(index: number, asked: readonly string[], left: readonly string[], found: Found): void {
+    const count = asked.length - left.length;
+    this.events.lookup(this.layers[index]!.name, count);
+    if (index === 0 || count === 0) return;
+    const known: LearnedStatus[] = [];
+    for (const signature of asked) {
+      const status = found.get(signature);
+      if (status) known.push([signature, status]);
+    }
+    this.learn(known, index);
+  }
+
+  private async fromUpstreams(
+    signatures: readonly string[],
+    missing: readonly string[],
+    found: Found,
+    options: LookupOptions,
+  ): Promise<GetSignatureStatusesResult> {
+    const resolved = await this.coalescer.resolve(
+      missing,
+      options.searchTransactionHistory === true,
+      options.signal,
+    );
+    let known = 0;
+    for (const [signature, status] of resolved.statuses) {
+      found.set(signature, status);
+      if (status) known += 1;
+    }
+    this.events.lookup('upstream', known);
+    this.events.lookup('unknown', missing.length - known);
+    return this.context.answer(signatures, found, newest(resolved.contexts));
+  }
+
+  /** One upstream request for the coalescer: what it teaches is learned once, whoever still waits. */
+  private async askUpstreams(
+    signatures: readonly string[],
+    history: boolean,
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
+    const answer = await this.fanOut.resolve(signatures, history, signal);
+    if (answer.context) this.context.observe(answer.context.slot);
+    const known: LearnedStatus[] = [];
+    for (const [signature, status] of answer.statuses) if (status) known.push([signature, status]);
+    this.learn(known, this.layers.length);
+    return answer;
+  }
+
+  /**
+   * The one rule of what is learned where: what a source knew is offered to every layer in
+   * front of it (an upstream's answer to all of them), and each layer keeps what its kind may.
+   */
+  private learn(known: readonly LearnedStatus[], before: number): void {
+    if (known.length === 0) return;
+    for (let i = 0; i < before; i++) this.layers[i]!.learn?.(known);
+  }
+}
+
+const newest = (contexts: readonly UpstreamContext[]): UpstreamContext | undefined =>
+  contexts.reduce<UpstreamContext | undefined>(
+    (best, c) => (best && best.slot >= c.slot ? best : c),
+    undefined,
+  );

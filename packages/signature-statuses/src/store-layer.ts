@@ -1,0 +1,47 @@
+import type { PluginContext } from '@rollup-router/core';
+import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
+import type { SignatureStatus } from './status.js';
+import { StatusStore, type FinalizedRecord } from './store.js';
+
+/** The durable link of the chain: the SQLite store, open from start() to stop(). */
+export class StoreLayer implements StatusLayer {
+  readonly name = 'store';
+  private opened: StatusStore | undefined;
+  private log: PluginContext['log'] | undefined;
+
+  constructor(readonly path: string) {}
+
+  /** The open store, while started. */
+  get store(): StatusStore | undefined {
+    return this.opened;
+  }
+
+  find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): readonly string[] {
+    const store = this.opened;
+    return store ? findEach(signatures, found, (s) => store.get(s)) : signatures;
+  }
+
+  /** The store keeps finalized statuses only: they never change; the others may. */
+  learn(statuses: readonly LearnedStatus[]): void {
+    const records: FinalizedRecord[] = [];
+    for (const [signature, { confirmationStatus, slot, err }] of statuses)
+      if (confirmationStatus === 'finalized') records.push({ signature, slot, err });
+    if (!this.opened || records.length === 0) return;
+    try {
+      this.opened.putFinalized(records);
+    } catch (err) {
+      // The answer is still right; only its persistence failed.
+      this.log?.error({ err }, 'could not write finalized statuses to the store');
+    }
+  }
+
+  start(log: PluginContext['log']): void {
+    this.log = log;
+    this.opened = StatusStore.open(this.path);
+  }
+
+  stop(): void {
+    this.opened?.close();
+    this.opened = undefined;
+  }
+}
