@@ -9,6 +9,7 @@ import { compare } from './lib/compare.mjs';
 import { machineInfo, machineSlug } from './lib/machine.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
+import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
 import { soak } from './lib/soak.mjs';
@@ -88,9 +89,14 @@ async function main() {
     write(`profile-${stamp}.json`, { profiles });
     return 0;
   }
+  const prefix = `${quick ? 'quick-' : ''}${slug}-`;
+  const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
   const contention = contentionSummary(rows);
-  console.log(`\n${header.join('\n')}\n\n${textTable(rows)}\n\n${textGoals(goals)}\n\n${contention}\n`);
+  const changes = goalChanges(goals, previous);
+  console.log(
+    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
+  );
   const result = {
     mode: quick ? 'quick' : 'full',
     durationSeconds: Math.round((Date.now() - started) / 1000),
@@ -100,7 +106,7 @@ async function main() {
     goals,
     markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals) },
   };
-  write(`${quick ? 'quick-' : ''}${slug}-${stamp}.json`, result);
+  write(`${prefix}${stamp}.json`, result);
   if (options.baseline) write(`baseline-${slug}.json`, result);
   log(`bench took ${elapsed()}`);
   return rows.some((r) => r.error && !r.rounds) ? 1 : 0;

@@ -8,88 +8,98 @@ import { cycle, expectResult, expectStatuses, getRoutes, getSignatureStatuses } 
 
 export const STANDIN = { script: 'upstream-standin.mjs' };
 
-/** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from cases.mjs. */
-export function baselineCases({ isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids }) {
+/** Bare node:http (Node's ceiling, same bytes) and Express + json-rpc-2.0 by hand. */
+function nodeCases(isPong) {
   const trivial = [{ path: '/', body: TRIVIAL_REQUEST }];
-  const router = { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA };
-  const validator = { url: VALIDATOR_URL, pid: pids.validatorA };
-  const peer = (id, what, p, requests, check, same = false) => ({
+  const base = { group: 'baseline', same: true };
+  return [
+    {
+      ...base,
+      id: 'a',
+      what: 'node:http fixed bytes, trivial answer (ceiling)',
+      target: { script: 'fixed-http.mjs' },
+      requests: trivial,
+      check: isPong,
+    },
+    {
+      ...base,
+      id: 'a.getRoutes',
+      what: 'node:http fixed bytes, the getRoutes answer (ceiling)',
+      target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10)] },
+      requests: [{ path: '/', body: getRoutes() }],
+      check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
+    },
+    {
+      ...base,
+      id: 'b',
+      what: 'Express 5 + express.json() + json-rpc-2.0, by hand',
+      target: { script: 'express-jsonrpc.mjs' },
+      requests: trivial,
+      check: isPong,
+    },
+  ];
+}
+
+/** The peers' rows and the stand-in's for `n` signatures. */
+function statusesCases(n, { fresh1, fresh256, onA, viaRouter, peerAbsent, pids }) {
+  const peer = (id, what, p, signatures, allKnown) => ({
     id,
     group: 'baseline',
     what,
     peer: p,
     absent: peerAbsent,
-    requests,
-    check,
-    same,
+    requests: [{ path: '/', body: getSignatureStatuses(signatures) }],
+    check: expectStatuses(n, { allKnown }),
   });
-  const fresh = (n) => (n === 1 ? fresh1 : fresh256);
+  const router = { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA };
+  const validator = { url: VALIDATOR_URL, pid: pids.validatorA };
+  const fresh = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
   return [
-    {
-      id: 'a',
-      group: 'baseline',
-      what: 'node:http fixed bytes, trivial answer (ceiling)',
-      target: { script: 'fixed-http.mjs' },
-      requests: trivial,
-      check: isPong,
-      same: true,
-    },
-    {
-      id: 'a.getRoutes',
-      group: 'baseline',
-      what: 'node:http fixed bytes, the getRoutes answer (ceiling)',
-      target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10)] },
-      requests: [{ path: '/', body: getRoutes() }],
-      check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
-      same: true,
-    },
-    {
-      id: 'b',
-      group: 'baseline',
-      what: 'Express 5 + express.json() + json-rpc-2.0, by hand',
-      target: { script: 'express-jsonrpc.mjs' },
-      requests: trivial,
-      check: isPong,
-      same: true,
-    },
     peer(
-      'r.getRoutes',
-      'Rust Magic Router getRoutes',
-      { url: ROUTER_URL, pid: pids.router },
-      [{ path: '/', body: getRoutes() }],
-      expectResult(Array.isArray, 'a route list'),
+      `r.statuses-${n}`,
+      `Rust router getSignatureStatuses ${n}, forwarded to A`,
+      router,
+      cycle(viaRouter, n),
       true,
     ),
-    ...[1, 256].flatMap((n) => [
-      peer(
-        `r.statuses-${n}`,
-        `Rust router getSignatureStatuses ${n}, forwarded to A`,
-        router,
-        [{ path: '/', body: getSignatureStatuses(n === 1 ? viaRouter.slice(0, 1) : cycle(viaRouter, n)) }],
-        expectStatuses(n, { allKnown: true }),
-      ),
-      peer(
-        `v.statuses-${n}`,
-        `Validator A getSignatureStatuses ${n} known, from its ledger`,
-        validator,
-        [{ path: '/', body: getSignatureStatuses(n === 1 ? onA.slice(0, 1) : cycle(onA, n)) }],
-        expectStatuses(n, { allKnown: true }),
-      ),
-      peer(
-        `v.fresh-${n}`,
-        `Validator A getSignatureStatuses ${n} fresh (unknown)`,
-        validator,
-        [{ path: '/', bodies: fresh(n) }],
-        expectStatuses(n, { allKnown: false }),
-      ),
-      {
-        id: `u.statuses-${n}`,
-        group: 'baseline',
-        what: `Upstream stand-in direct, ${n} fresh`,
-        target: STANDIN,
-        requests: [{ path: '/', bodies: fresh(n) }],
-        check: expectStatuses(n, { allKnown: true }),
-      },
-    ]),
+    peer(
+      `v.statuses-${n}`,
+      `Validator A getSignatureStatuses ${n} known, from its ledger`,
+      validator,
+      cycle(onA, n),
+      true,
+    ),
+    {
+      ...peer(`v.fresh-${n}`, `Validator A getSignatureStatuses ${n} fresh (unknown)`, validator, [], false),
+      requests: fresh,
+    },
+    {
+      id: `u.statuses-${n}`,
+      group: 'baseline',
+      what: `Upstream stand-in direct, ${n} fresh`,
+      target: STANDIN,
+      requests: fresh,
+      check: expectStatuses(n, { allKnown: true }),
+    },
+  ];
+}
+
+/** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from cases.mjs. */
+export function baselineCases(inputs) {
+  const { pids, peerAbsent } = inputs;
+  return [
+    ...nodeCases(inputs.isPong),
+    {
+      id: 'r.getRoutes',
+      group: 'baseline',
+      what: 'Rust Magic Router getRoutes',
+      peer: { url: ROUTER_URL, pid: pids.router },
+      absent: peerAbsent,
+      requests: [{ path: '/', body: getRoutes() }],
+      check: expectResult(Array.isArray, 'a route list'),
+      same: true,
+    },
+    ...statusesCases(1, inputs),
+    ...statusesCases(256, inputs),
   ];
 }

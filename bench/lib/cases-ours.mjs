@@ -62,79 +62,76 @@ function coreCases(isPong) {
   ];
 }
 
-function serverCases(settings, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {
+/** The getSignatureStatuses rows of `n` signatures, one per answer layer. */
+function statusesCases(settings, n, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {
   const s = settings === 'production' ? 'prod' : 'lean';
-  const label = `${settings} settings`;
+  const freshBodies = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
+  const known = {
+    check: expectStatuses(n, { allKnown: true }),
+    prime: primed,
+    same: true,
+    requests: [{ path: '/', body: getSignatureStatuses(sigs.slice(0, n)) }],
+    vs: [`v.statuses-${n}`, `r.statuses-${n}`],
+  };
+  const row = (kind, how, fields) => ({
+    id: `${s}.statuses-${kind}-${n}`,
+    group: 'ours',
+    what: `getSignatureStatuses ${n}, ${how}, ${settings} settings`,
+    headers: SECURITY_HEADERS,
+    ...fields,
+  });
+  return [
+    row('memory', 'memory', { ...known, target: server(settings, 'memory'), layer: 'memory' }),
+    row('sqlite', 'SQLite, no memory cache', {
+      ...known,
+      target: server(settings, 'sqlite'),
+      layer: 'store',
+    }),
+    row('upstream', 'fresh, via the stand-in', {
+      target: server(settings, 'upstream'),
+      layer: 'upstream',
+      requests: freshBodies,
+      check: expectStatuses(n, { allKnown: true }),
+      vs: [`u.statuses-${n}`],
+    }),
+    // The whole default chain (memory, store, upstream) in front of the real validator.
+    row('validator', 'fresh, via validator A', {
+      target: server(settings, 'memory', { url: VALIDATOR_URL, pid: pids.validatorA }),
+      layer: 'upstream',
+      absent: peerAbsent,
+      requests: freshBodies,
+      check: expectStatuses(n, { allKnown: false }),
+      vs: [`v.fresh-${n}`],
+    }),
+  ];
+}
+
+/** The reference server's rows with `settings` (production | lean). */
+function serverCases(settings, inputs) {
+  const s = settings === 'production' ? 'prod' : 'lean';
   const memory = server(settings, 'memory');
-  const cases = [
+  const base = { group: 'ours', headers: SECURITY_HEADERS, target: memory, same: true };
+  return [
     {
+      ...base,
       id: `${s}.getRoutes`,
-      group: 'ours',
-      what: `getRoutes, 10 nodes, ${label}`,
-      headers: SECURITY_HEADERS,
-      target: memory,
+      what: `getRoutes, 10 nodes, ${settings} settings`,
       requests: [{ path: '/', body: getRoutes() }],
       check: tenRoutes,
-      same: true,
       vs: ['r.getRoutes', 'a.getRoutes'],
     },
+    ...statusesCases(settings, 1, inputs),
+    ...statusesCases(settings, 256, inputs),
+    {
+      ...base,
+      id: `${s}.batch-10`,
+      what: `batch of 10 mixed calls (memory), ${settings} settings`,
+      prime: inputs.primed,
+      layer: 'memory',
+      requests: [{ path: '/', body: mixedBatch(inputs.sigs) }],
+      check: expectBatch(10),
+    },
   ];
-  for (const n of [1, 256]) {
-    const primedBody = [{ path: '/', body: getSignatureStatuses(sigs.slice(0, n)) }];
-    const freshBodies = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
-    const known = {
-      check: expectStatuses(n, { allKnown: true }),
-      prime: primed,
-      same: true,
-      requests: primedBody,
-    };
-    const row = (kind, how, fields) => ({
-      id: `${s}.statuses-${kind}-${n}`,
-      group: 'ours',
-      what: `getSignatureStatuses ${n}, ${how}, ${label}`,
-      headers: SECURITY_HEADERS,
-      ...fields,
-    });
-    const vsKnown = [`v.statuses-${n}`, `r.statuses-${n}`];
-    cases.push(
-      row('memory', 'memory', { ...known, target: memory, layer: 'memory', vs: vsKnown }),
-      row('sqlite', 'SQLite, no memory cache', {
-        ...known,
-        target: server(settings, 'sqlite'),
-        layer: 'store',
-        vs: vsKnown,
-      }),
-      row('upstream', 'fresh, via the stand-in', {
-        target: server(settings, 'upstream'),
-        layer: 'upstream',
-        requests: freshBodies,
-        check: expectStatuses(n, { allKnown: true }),
-        vs: [`u.statuses-${n}`],
-      }),
-      // The whole default chain (memory, store, upstream) in front of the real validator.
-      row('validator', 'fresh, via validator A', {
-        target: server(settings, 'memory', { url: VALIDATOR_URL, pid: pids.validatorA }),
-        layer: 'upstream',
-        absent: peerAbsent,
-        requests: freshBodies,
-        check: expectStatuses(n, { allKnown: false }),
-        vs: [`v.fresh-${n}`],
-      }),
-    );
-  }
-  cases.push({
-    id: `${s}.batch-10`,
-    headers: SECURITY_HEADERS,
-    group: 'ours',
-    what: `batch of 10 mixed calls (memory), ${label}`,
-    target: memory,
-    prime: primed,
-    layer: 'memory',
-    requests: [{ path: '/', body: mixedBatch(sigs) }],
-    check: expectBatch(10),
-    same: true,
-  });
-  return cases;
 }
 
 /** The plugins in a host Express app, mounted at /rpc (`app.use('/rpc', expressRpc(rpc))`). */

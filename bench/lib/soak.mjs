@@ -27,33 +27,36 @@ function mixedRequests(sigs) {
   ];
 }
 
-export async function soak(settings, log) {
-  const total = settings.soakCalls;
-  const checkpoint = Math.round(total / 10);
+/** The server to soak (with its upstream stand-in), primed, and the requests it gets. */
+async function startSoakTarget(log) {
   const sigs = benchSignatures(256);
   const helper = await startTarget('upstream-standin.mjs');
-  let target = await startTarget(
-    'server.mjs',
-    ['--settings', 'production', '--statuses', 'soak', '--upstream', helper.url],
-    {
-      nodeArgs: ['--expose-gc'],
-    },
-  );
-  let requests;
-  let server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
-  if (target.absent) {
-    log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
-    server = `core createNodeListener, trivial method (reference server absent: ${target.absent})`;
-    target = await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs: ['--expose-gc'] });
-    requests = [
+  const upstream = ['--upstream', helper.url];
+  const nodeArgs = ['--expose-gc'];
+  const args = ['--settings', 'production', '--statuses', 'soak', ...upstream];
+  const target = await startTarget('server.mjs', args, { nodeArgs });
+  if (!target.absent) {
+    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
+    const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
+    return { helper, target, server, requests: mixedRequests(sigs) };
+  }
+  log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
+  return {
+    helper,
+    target: await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs }),
+    server: `core createNodeListener, trivial method (reference server absent: ${target.absent})`,
+    requests: [
       { path: '/', body: TRIVIAL_REQUEST },
       { path: '/ping', body: TRIVIAL_REQUEST },
       { path: '/', body: call('nope') },
-    ];
-  } else {
-    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
-    requests = mixedRequests(sigs);
-  }
+    ],
+  };
+}
+
+export async function soak(settings, log) {
+  const total = settings.soakCalls;
+  const checkpoint = Math.round(total / 10);
+  const { helper, target, server, requests } = await startSoakTarget(log);
   try {
     const start = await target.memory();
     log(
