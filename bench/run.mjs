@@ -47,6 +47,7 @@ const settings = {
   pipelining,
   quietWait,
   soakCalls,
+  only: options.only?.source,
 };
 mkdirSync(RESULTS, { recursive: true });
 

@@ -3,7 +3,7 @@
 // Ratios, not req/s: each is taken within one run, so they survive a busier machine.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** The newest earlier result of `prefix` (e.g. `quick-2cpu-...-`) in `dir`, else the baseline. */
+/** The newest earlier complete result of `prefix` (e.g. `quick-2cpu-...-`) in `dir`, else the baseline. */
 export function previousResult(dir, prefix, baselineName) {
   let names;
   try {
@@ -16,8 +16,9 @@ export function previousResult(dir, prefix, baselineName) {
   for (const name of [...names.reverse(), baselineName]) {
     try {
       const data = JSON.parse(readFileSync(`${dir}${name}`, 'utf8'));
-      // Results of the bench before its goals were issue 12's have no `ratio`: not comparable.
-      if (data.goals?.some((g) => 'ratio' in g)) return { name, data };
+      // Results of the bench before its goals were issue 12's have no `ratio`, and --only
+      // runs lack most goals: neither is what "since the last run" means.
+      if (data.goals?.some((g) => 'ratio' in g) && !data.settings?.only) return { name, data };
     } catch {
       // missing or unreadable: try the next one
     }
