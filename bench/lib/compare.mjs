@@ -6,10 +6,11 @@ import { measureGroup } from './group.mjs';
 import { selectGroups } from './groups.mjs';
 import { preparePeers, releasePeers } from './peers.mjs';
 
-// Per row: start + probe ~1 s, warm-up once; per round: warm-up, measured, evidence ~0.3 s.
+// Per row: start, probe and prime ~2 s, warm-up once; per round: warm-up, measured, and
+// ~0.5 s of evidence and answer checks (fitted to the quick and smoke runs on 2 vCPUs).
 const plannedSeconds = (groups, s) =>
   groups.reduce(
-    (t, g) => t + g.members.length * (1 + s.warmup + s.rounds * (s.roundWarmup + s.duration + 0.3)),
+    (t, g) => t + g.members.length * (2 + s.warmup + s.rounds * (s.roundWarmup + s.duration + 0.5)),
     0,
   );
 
