@@ -1,6 +1,6 @@
-// One load run with autocannon's programmatic API, in this (the parent) process:
-// a warm-up that is not counted, then the measured run with the same settings for
-// every target. Latency percentiles come from our own 10 µs histogram.
+// Load with autocannon's programmatic API, in this (the parent) process: warm-up that
+// is not counted, and measured runs with the same settings for every target. Latency
+// percentiles come from our own 10 µs histogram.
 import autocannon from 'autocannon';
 import { LatencyHistogram } from './latency-histogram.mjs';
 
@@ -27,17 +27,13 @@ function rotating({ path, bodies }) {
   };
 }
 
-/**
- * `requests`: [{ path, body } | { path, bodies }] cycled by every connection; `settings`: { warmup,
- * duration, connections, pipelining } or `amount` for a fixed number of calls.
- */
-export async function runLoad(url, requests, settings) {
-  // One fixed request goes as autocannon's plain url+body (prebuilt once, cheapest for the client).
+/** The autocannon options of `requests`: one fixed request goes as plain url+body (cheapest for the client). */
+function loadOptions(url, requests, connections, pipelining) {
   const single = requests.length === 1 && !requests[0].bodies;
-  const base = {
+  return {
     url: single ? new URL(requests[0].path, url).href : url,
-    connections: settings.connections,
-    pipelining: settings.pipelining,
+    connections,
+    pipelining,
     ...(single
       ? { body: requests[0].body }
       : {
@@ -46,18 +42,29 @@ export async function runLoad(url, requests, settings) {
           ),
         }),
   };
-  if (settings.warmup > 0) await fire({ ...base, duration: settings.warmup });
+}
 
+/** Load that is not measured: JIT, connections, caches; `seconds` of it. */
+export async function warmUp(url, requests, { connections, pipelining }, seconds) {
+  if (seconds > 0) await fire({ ...loadOptions(url, requests, connections, pipelining), duration: seconds });
+}
+
+/**
+ * `requests`: [{ path, body } | { path, bodies }] cycled by every connection; `settings`: { duration,
+ * connections, pipelining } or `amount` for a fixed number of calls. `onStart` runs just
+ * before the first measured request goes out.
+ */
+export async function measureLoad(url, requests, settings, onStart) {
+  const base = loadOptions(url, requests, settings.connections, settings.pipelining);
   const histogram = new LatencyHistogram();
   const measured = settings.amount ? { amount: settings.amount } : { duration: settings.duration };
+  onStart?.();
   const r = await fire({ ...base, ...measured }, (_client, status, _bytes, ms) => {
     if (status >= 200 && status < 300) histogram.record(ms);
   });
   const seconds = (r.finish - r.start) / 1000;
   return {
     reqPerSec: r.requests.total / seconds,
-    reqPerSecAutocannonAvg: r.requests.average,
-    reqPerSecStddev: r.requests.stddev,
     totalRequests: r.requests.total,
     seconds,
     latencyMs: {
@@ -66,13 +73,10 @@ export async function runLoad(url, requests, settings) {
       p99: histogram.percentile(99),
       mean: histogram.meanMs,
       max: r.latency.max,
-      autocannonP50: r.latency.p50,
-      autocannonP99: r.latency.p99,
     },
     errors: r.errors,
     timeouts: r.timeouts,
     non2xx: r.non2xx,
-    mismatches: r.mismatches ?? 0,
     bytesPerSec: r.throughput.average,
   };
 }

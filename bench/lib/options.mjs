@@ -1,62 +1,49 @@
 // Command-line flags (after `npm run bench --`) and BENCH_* environment variables.
-// Every target gets the same settings; only quick runs change them.
+// Every row gets the same settings; --quick only makes rounds fewer and shorter.
 
 export const USAGE = `npm run bench [-- options]
 
-  --duration S        measured seconds per case (BENCH_DURATION, default 10)
-  --warmup S          seconds of warm-up per case, not counted (BENCH_WARMUP, default 2)
+  --quick             the main cases only (every goal of issue 12), 3 rounds of 3 s:
+                      "did this change make us faster" in under 5 minutes
+  --rounds N          interleaved rounds per group (BENCH_ROUNDS; full 5, quick 3)
+  --duration S        measured seconds per row and round (BENCH_DURATION; full 6, quick 3)
+  --warmup S          warm-up per row when its server starts, not counted
+                      (BENCH_WARMUP; full 2, quick 1)
+  --round-warmup S    warm-up before each measured round, not counted: new connections
+                      (BENCH_ROUND_WARMUP; full 1, quick 0.5)
   --connections N     concurrent connections (BENCH_CONNECTIONS, default 50)
   --pipelining N      requests in flight per connection (BENCH_PIPELINING, default 1)
-  --repeat N          run each case N times in a row and keep the best (BENCH_REPEAT,
-                      default 1): other work on the machine only slows a run down
-  --only REGEX        run only the cases whose id matches (BENCH_ONLY)
+  --only REGEX        only the rows whose id matches, with their baselines (BENCH_ONLY)
   --no-pin            do not pin the load generator and the targets to separate CPUs
-  --no-peers          skip the real MagicBlock peers (rows marked absent)
+  --no-peers          skip the real MagicBlock peers (their rows say absent)
   --no-start-peers    do not try to start the peers when they are not running
-  --no-latency        skip the 1-connection latency pairs (upstream added latency)
-  --quiet-wait S      before each case, wait up to S seconds for the machine to be
-                      under 15% busy (BENCH_QUIET_WAIT, default 60); rows that
-                      started busier say so
+  --quiet-wait S      before each round, wait up to S seconds for the machine to be under
+                      15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
   --baseline          also write bench/results/baseline-<machine>.json
-  --soak              1,000,000 mixed requests against the standalone server; RSS after
+  --soak              1,000,000 mixed requests against the reference server; RSS after
                       100k and after 1M requests, growth > 10% exits non-zero
-  --soak-calls N      requests of the soak (default 1000000; checkpoint at 10%; much
-                      smaller soaks flag the heap's start-up growth as a leak)
-  --profile [REGEX]   run our server of row d (or of the rows whose id matches)
+  --soak-calls N      requests of the soak (default 1000000; checkpoint at 10%)
+  --profile [REGEX]   run our server of the rows whose id matches (default prod.getRoutes)
                       under node --cpu-prof and print the top self-time frames
   --help`;
 
 const NUMBERS = {
+  rounds: 'BENCH_ROUNDS',
   duration: 'BENCH_DURATION',
   warmup: 'BENCH_WARMUP',
+  'round-warmup': 'BENCH_ROUND_WARMUP',
   connections: 'BENCH_CONNECTIONS',
   pipelining: 'BENCH_PIPELINING',
   'quiet-wait': 'BENCH_QUIET_WAIT',
-  repeat: 'BENCH_REPEAT',
   'soak-calls': 'BENCH_SOAK_CALLS',
 };
-const FLAGS = ['pin', 'peers', 'start-peers', 'latency', 'baseline', 'soak', 'help'];
+const FLAGS = ['quick', 'pin', 'peers', 'start-peers', 'baseline', 'soak', 'help'];
+const MODE_DEFAULTS = {
+  full: { rounds: 5, duration: 6, warmup: 2, 'round-warmup': 1 },
+  quick: { rounds: 3, duration: 3, warmup: 1, 'round-warmup': 0.5 },
+};
 
-export function parseOptions(argv = process.argv.slice(2), env = process.env) {
-  const o = {
-    duration: 10,
-    warmup: 2,
-    connections: 50,
-    pipelining: 1,
-    'quiet-wait': 60,
-    repeat: 1,
-    only: env.BENCH_ONLY ? new RegExp(env.BENCH_ONLY) : undefined,
-    pin: env.BENCH_NO_PIN ? false : true,
-    peers: true,
-    'start-peers': true,
-    latency: true,
-    baseline: false,
-    soak: false,
-    'soak-calls': 1_000_000,
-    profile: false,
-    help: false,
-  };
-  for (const [key, name] of Object.entries(NUMBERS)) if (env[name]) o[key] = Number(env[name]);
+function parseArgv(argv, o) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.replace(/^--/, '').split('=', 2);
@@ -66,7 +53,8 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     } else if (flag === 'only') {
       o.only = new RegExp(inline ?? argv[++i]);
     } else if (flag === 'profile') {
-      const value = inline ?? (argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[++i] : '^d$');
+      const value =
+        inline ?? (argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[++i] : '^prod\\.getRoutes$');
       o.profile = new RegExp(value);
     } else if (FLAGS.includes(flag)) {
       o[flag] = true;
@@ -76,19 +64,42 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
       throw new Error(`unknown option ${arg}\n\n${USAGE}`);
     }
   }
-  if (o.connections < 1 || o.duration <= 0) throw new Error('--connections and --duration must be positive');
+}
+
+export function parseOptions(argv = process.argv.slice(2), env = process.env) {
+  const o = {
+    connections: 50,
+    pipelining: 1,
+    'quiet-wait': 0,
+    'soak-calls': 1_000_000,
+    only: env.BENCH_ONLY ? new RegExp(env.BENCH_ONLY) : undefined,
+    quick: Boolean(env.BENCH_QUICK),
+    pin: !env.BENCH_NO_PIN,
+    peers: true,
+    'start-peers': true,
+    baseline: false,
+    soak: false,
+    profile: false,
+    help: false,
+  };
+  for (const [key, name] of Object.entries(NUMBERS)) if (env[name]) o[key] = Number(env[name]);
+  parseArgv(argv, o);
+  for (const [key, value] of Object.entries(MODE_DEFAULTS[o.quick ? 'quick' : 'full'])) o[key] ??= value;
+  if (o.connections < 1 || o.duration <= 0 || o.rounds < 1)
+    throw new Error('--connections, --duration and --rounds must be positive');
   return {
+    quick: o.quick,
+    rounds: Math.floor(o.rounds),
     duration: o.duration,
     warmup: o.warmup,
+    roundWarmup: o['round-warmup'],
     connections: o.connections,
     pipelining: o.pipelining,
     quietWait: o['quiet-wait'],
-    repeat: Math.max(1, Math.floor(o.repeat)),
     only: o.only,
     pin: o.pin,
     peers: o.peers,
     startPeers: o['start-peers'],
-    latency: o.latency,
     baseline: o.baseline,
     soak: o.soak,
     soakCalls: o['soak-calls'],

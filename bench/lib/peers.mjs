@@ -17,7 +17,7 @@ export async function rpcCall(url, body, timeoutMs = 3000) {
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 const answers = async (url, method, check) => {
@@ -49,6 +49,14 @@ const pidOf = (peer) => {
     return undefined;
   }
 };
+/** The peers' PIDs: their CPU time is theirs, not "other processes". */
+export const peerPids = () => ({
+  router: pidOf('router'),
+  validatorA: pidOf('validator-a'),
+  validatorB: pidOf('validator-b'),
+  blackhole: pidOf('blackhole'),
+});
+
 const alive = (pid) => {
   if (!pid) return false;
   try {
@@ -98,7 +106,7 @@ const routerKnows = async (sig) => {
 
 /**
  * Finds (or starts) the peers and the signatures they know.
- * Returns `{ available, reason?, started, routerPid, validatorPid, signatures, log }`.
+ * Returns `{ available, reason?, started, pids, signatures, log }`.
  */
 export async function preparePeers({ enabled, start }) {
   const log = [];
@@ -135,8 +143,7 @@ export async function preparePeers({ enabled, start }) {
   return {
     available: true,
     started,
-    routerPid: pidOf('router'),
-    validatorPid: pidOf('validator-a'),
+    pids: peerPids(),
     signatures,
     log,
   };

@@ -1,9 +1,10 @@
 // `node --cpu-prof` of one of our servers under the same load as its row (by default
-// row d, the standalone trivial-method server), summarised as the frames with the most
+// prod.getRoutes, the reference server with production settings), summarised as the frames with the most
 // self time and the share of each owner (our core, pino, ajv, Node's http, V8).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { runCase } from './run-case.mjs';
+import { buildCases } from './cases.mjs';
+import { measureGroup } from './group.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -63,15 +64,23 @@ export function summariseProfile(profile, top = 25) {
   };
 }
 
-/** Runs case `c` (row d by default) with its server under --cpu-prof and summarises the profile. */
-export async function profileCase(c, settings, dir, log) {
-  if (!c.target) throw new Error(`${c.id}: only our own targets can be profiled`);
+/** Runs row `c` once with its server under --cpu-prof and summarises the profile. */
+async function profileCase(c, cases, settings, dir, log) {
   const caseDir = join(dir, c.id);
   mkdirSync(caseDir, { recursive: true });
   log(`profiling ${c.id} (${c.what}) under load: node --cpu-prof`);
   // The target exits on SIGTERM through process.exit(), which is when --cpu-prof writes.
-  const row = await runCase(c, settings, { targetNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${caseDir}`] });
-  if (row.absent || row.error) throw new Error(`${c.id}: ${row.absent ?? row.error}`);
+  const [row] = await measureGroup(
+    { name: 'profile', members: [c.id] },
+    {
+      cases,
+      settings: { ...settings, rounds: 1 },
+      peerPids: [],
+      log,
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${caseDir}`],
+    },
+  );
+  if (row.absent || !row.rounds) throw new Error(`${c.id}: ${row.absent ?? row.error}`);
   const file = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${caseDir}`);
   const summary = summariseProfile(JSON.parse(readFileSync(join(caseDir, file), 'utf8')));
@@ -82,6 +91,19 @@ export async function profileCase(c, settings, dir, log) {
     reqPerSecWhileProfiling: row.reqPerSec,
     ...summary,
   };
+}
+
+/** Profiles each of our rows whose id matches `pattern`; each result has its `text`. */
+export async function profile(pattern, settings, dir, log) {
+  const cases = buildCases({ available: false, reason: 'not used when profiling' });
+  const chosen = [...cases.values()].filter((c) => pattern.test(c.id) && c.target && !c.absent);
+  if (chosen.length === 0) throw new Error(`--profile: no row of ours matches ${pattern}`);
+  const out = [];
+  for (const c of chosen) {
+    const p = await profileCase(c, cases, settings, dir, log);
+    out.push({ ...p, text: profileText(p) });
+  }
+  return out;
 }
 
 export function profileText(p) {

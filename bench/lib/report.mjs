@@ -1,203 +1,123 @@
-// The one table (and the goal ratios) printed at the end, as text and as Markdown.
-import { LOGGING_NOTE } from '../targets/lib/bench-logger.mjs';
-
-export const GOALS = [
-  { name: 'c/b  core+Express ÷ Express+json-rpc-2.0 (req/s)', num: 'c', den: 'b', goal: 1.0 },
-  { name: 'd/a  core standalone ÷ bare node:http (req/s)', num: 'd', den: 'a', goal: 0.8 },
-  {
-    name: 'getRoutes standalone ÷ router getRoutes (req/s)',
-    num: 'node.getRoutes',
-    den: 'r.getRoutes',
-    goal: 0.9,
-  },
-  {
-    name: 'getRoutes Express host ÷ router getRoutes (req/s)',
-    num: 'express.getRoutes',
-    den: 'r.getRoutes',
-    goal: 0.9,
-  },
-  {
-    name: 'statuses memory 1 ÷ router forwarded 1 (req/s)',
-    num: 'node.statuses-memory-1',
-    den: 'r.statuses-1',
-    goal: 3,
-  },
-  {
-    name: 'statuses memory 256 ÷ router forwarded 256 (req/s)',
-    num: 'node.statuses-memory-256',
-    den: 'r.statuses-256',
-    goal: 3,
-  },
-  {
-    name: 'statuses memory 1, Express host ÷ router forwarded 1',
-    num: 'express.statuses-memory-1',
-    den: 'r.statuses-1',
-    goal: 3,
-  },
-  {
-    name: 'upstream path p50 added, stand-in, 1 sig, 50 conn (ms)',
-    num: 'node.statuses-upstream-1',
-    den: 'u.statuses-1',
-    maxAddedMs: 1,
-  },
-  {
-    name: 'upstream path p50 added, stand-in, 256 sigs, 50 conn (ms)',
-    num: 'node.statuses-upstream-256',
-    den: 'u.statuses-256',
-    maxAddedMs: 1,
-  },
-  {
-    name: 'upstream path p50 added, stand-in, 1 sig, 1 conn (ms)',
-    num: 'lat.node.statuses-upstream-1',
-    den: 'lat.u.statuses-1',
-    maxAddedMs: 1,
-  },
-  {
-    name: 'upstream path p50 added, validator A, 1 sig, 50 conn (ms)',
-    num: 'node.statuses-validator-1',
-    den: 'v.fresh-1',
-    maxAddedMs: 1,
-  },
-  {
-    name: 'upstream path p50 added, validator A, 1 sig, 1 conn (ms)',
-    num: 'lat.node.statuses-validator-1',
-    den: 'lat.v.fresh-1',
-    maxAddedMs: 1,
-  },
-];
-
-const measured = (r) => r && Number.isFinite(r.reqPerSec);
-
-export function computeGoals(rows) {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return GOALS.map((g) => {
-    const num = byId.get(g.num);
-    const den = byId.get(g.den);
-    if (!measured(num) || !measured(den)) {
-      const why = [num, den]
-        .map((r, i) =>
-          !r
-            ? `${[g.num, g.den][i]} not run`
-            : !measured(r)
-              ? `${r.id} ${r.absent ? 'absent' : 'failed'}`
-              : '',
-        )
-        .filter(Boolean);
-      return { ...g, value: null, met: null, reason: why.join('; ') };
-    }
-    if (g.goal !== undefined) {
-      const value = num.reqPerSec / den.reqPerSec;
-      return { ...g, value, met: value >= g.goal, missBy: value >= g.goal ? 0 : g.goal - value };
-    }
-    const value = num.latencyMs.p50 - den.latencyMs.p50;
-    return {
-      ...g,
-      value,
-      met: value <= g.maxAddedMs,
-      missBy: value <= g.maxAddedMs ? 0 : value - g.maxAddedMs,
-    };
-  });
-}
-
-/** "0.93× r.getRoutes" for each baseline the row names. */
-export function versus(row, rows) {
-  if (!measured(row) || !row.vs) return '';
-  return row.vs
-    .map((id) => rows.find((r) => r.id === id))
-    .filter(measured)
-    .map((b) => `${fmtRatio(row.reqPerSec / b.reqPerSec)} ${b.id}`)
-    .join(', ');
-}
-
+// The tables printed at the end (and kept in the JSON as Markdown): one row per case
+// with medians over its rounds, then the goals.
 const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+const fmt1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const fmtMb = (kb) => (Number.isFinite(kb) ? (kb / 1024).toFixed(0) : '-');
-const fmtRatio = (x) => `${x.toFixed(2)}×`;
+const fmtRatio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
+const pct = (x) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : '-');
 
-function cells(row, rows) {
-  if (row.absent) return [row.id, row.what, 'absent', '', '', '', '', row.absent];
-  if (row.error && !measured(row)) return [row.id, row.what, 'error', '', '', '', '', row.error];
-  const notes = row.notes.filter(
-    (n) => n !== LOGGING_NOTE && !n.startsWith('statuses:') && !n.startsWith('RSS:'),
-  );
+const HEAD = [
+  'id',
+  'case',
+  'req/s',
+  'min-max',
+  'p50 ms',
+  'p99 ms',
+  'CPU µs/req',
+  'upstream µs/req',
+  'RSS MB',
+  'vs baseline, same rounds (req/s; p99)',
+  'others',
+  'notes',
+];
+const NUMERIC = new Set([2, 3, 4, 5, 6, 7, 8, 10]);
+
+// Start-up notes of a target say what it is (already in "case"); the rest are findings.
+const finding = (n) => !/^(logging on|production settings|lean settings|statuses: )/.test(n);
+
+function cells(row) {
+  if (row.absent) return [row.id, row.what, 'absent', '', '', '', '', '', '', '', '', row.absent];
+  if (!row.rounds) return [row.id, row.what, 'error', '', '', '', '', '', '', '', '', row.error ?? ''];
+  const runs = row.reqPerSecRounds.filter((x) => x !== null);
+  // p99 is a goal against the Rust router only; elsewhere it would crowd the column.
+  const p99 = (v) => (v.id.startsWith('r.') && v.p99Ratio ? ` (p99 ${fmtRatio(v.p99Ratio)})` : '');
+  const vs = row.vs.map((v) => `${fmtRatio(v.ratio)} ${v.id}${p99(v)}`);
+  const notes = row.notes.filter(finding);
+  if (row.error) notes.push(row.error);
+  if (row.contendedRounds) notes.push(`contention in ${row.contendedRounds}/${row.rounds} rounds`);
   return [
     row.id,
     row.what,
     fmtInt(row.reqPerSec),
+    `${fmtInt(Math.min(...runs))}-${fmtInt(Math.max(...runs))}`,
     fmtMs(row.latencyMs.p50),
     fmtMs(row.latencyMs.p99),
-    fmtMb(row.peakRssKb) +
-      (row.group === 'baseline' && row.notes.some((n) => n.startsWith('RSS:')) ? '*' : ''),
-    versus(row, rows),
+    fmt1(row.cpuUsPerRequest),
+    fmt1(row.upstreamCpuUsPerRequest),
+    fmtMb(row.peakRssKb),
+    vs.join(', '),
+    pct(row.othersCpuShareMax),
     notes.join('; '),
   ];
 }
 
-const HEAD = ['id', 'case', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'vs baseline (req/s)', 'notes'];
-
 export function markdownTable(rows) {
+  const head = ['group', ...HEAD];
   const lines = [
-    `| ${HEAD.join(' | ')} |`,
-    `| ${HEAD.map((_, i) => (i >= 2 && i <= 5 ? '---:' : '---')).join(' | ')} |`,
+    `| ${head.join(' | ')} |`,
+    `| ${head.map((_, i) => (NUMERIC.has(i - 1) ? '---:' : '---')).join(' | ')} |`,
   ];
   for (const r of rows)
-    lines.push(
-      `| ${cells(r, rows)
-        .map((c) => String(c).replace(/\|/g, '\\|'))
-        .join(' | ')} |`,
-    );
+    lines.push(`| ${[r.group, ...cells(r)].map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
   return lines.join('\n');
 }
+
+/** Plain text for the terminal: one block per group, columns padded. */
+export function textTable(rows) {
+  const all = [HEAD, ...rows.map(cells)];
+  const widths = HEAD.map((_, i) =>
+    Math.min(i === 11 ? 120 : 64, Math.max(...all.map((r) => String(r[i]).length))),
+  );
+  const line = (r) =>
+    r
+      .map((c, i) => {
+        const s = String(c).slice(0, widths[i]);
+        return NUMERIC.has(i) ? s.padStart(widths[i]) : s.padEnd(widths[i]);
+      })
+      .join('  ')
+      .trimEnd();
+  const out = [line(HEAD)];
+  let group;
+  rows.forEach((r, i) => {
+    if (r.group !== group) out.push(`-- ${(group = r.group)}`);
+    out.push(line(all[i + 1]));
+  });
+  return out.join('\n');
+}
+
+const goalTarget = (g) => (g.atMost !== undefined ? `<= ${g.atMost}x` : `>= ${g.atLeast}x`);
+const goalResult = (g) => (g.met === null ? `n/a (${g.reason})` : g.met ? 'met' : 'MISSED');
 
 export function markdownGoals(goals) {
-  const lines = ['| goal | measured | target | result |', '| --- | ---: | ---: | --- |'];
-  for (const g of goals) {
-    const target = g.goal !== undefined ? `>= ${g.goal}×` : `<= ${g.maxAddedMs} ms`;
-    const value =
-      g.value === null
-        ? '-'
-        : g.goal !== undefined
-          ? fmtRatio(g.value)
-          : `${g.value >= 0 ? '+' : ''}${g.value.toFixed(2)} ms`;
-    const result =
-      g.met === null
-        ? `n/a (${g.reason})`
-        : g.met
-          ? 'met'
-          : `MISSED by ${g.goal !== undefined ? g.missBy.toFixed(2) + '×' : g.missBy.toFixed(2) + ' ms'}`;
-    lines.push(`| ${g.name} | ${value} | ${target} | ${result} |`);
-  }
+  const lines = ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |'];
+  for (const g of goals)
+    lines.push(`| ${g.name} | ${fmtRatio(g.ratio)} | ${goalTarget(g)} | ${goalResult(g)} |`);
+  lines.push('| soak: no RSS growth over 1M mixed calls | | | `npm run bench -- --soak` |');
   return lines.join('\n');
-}
-
-/** Plain-text table for the terminal: the same columns, padded. */
-export function textTable(rows) {
-  const all = [HEAD, ...rows.map((r) => cells(r, rows))];
-  const widths = HEAD.map((_, i) =>
-    Math.min(i === 7 ? 80 : 64, Math.max(...all.map((row) => String(row[i]).length))),
-  );
-  return all
-    .map((row) =>
-      row
-        .map((c, i) => {
-          const s = String(c).slice(0, widths[i]);
-          return i >= 2 && i <= 5 ? s.padStart(widths[i]) : s.padEnd(widths[i]);
-        })
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 export function textGoals(goals) {
-  return markdownGoals(goals)
-    .split('\n')
-    .filter((l) => !l.startsWith('| ---'))
-    .map((l) =>
-      l
-        .replace(/^\| | \|$/g, '')
-        .split(' | ')
-        .join('  '),
-    )
-    .join('\n');
+  const rows = goals.map((g) => [g.name, fmtRatio(g.ratio), goalTarget(g), goalResult(g)]);
+  rows.push(['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak']);
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
+  return [
+    'goals of issue 12 (ratio: median over rounds of the paired ratio):',
+    ...rows.map(
+      (r) => `  ${r[0].padEnd(widths[0])}  ${r[1].padStart(widths[1])}  ${r[2].padStart(widths[2])}  ${r[3]}`,
+    ),
+  ].join('\n');
+}
+
+/** One line on CPU contention over the whole run: the figures are only as good as this. */
+export function contentionSummary(rows) {
+  const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
+  const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
+  const worst = Math.max(0, ...rows.map((r) => r.othersCpuShareMax).filter(Number.isFinite));
+  if (!contended) return `CPU contention: none noted in ${rounds} rounds (others below 5% of a CPU)`;
+  const examples = [...new Set(rows.flatMap((r) => r.contention))].slice(0, 3);
+  return (
+    `CPU CONTENTION: in ${contended} of ${rounds} rounds other processes used the CPUs (up to ${pct(worst)} of a CPU); ` +
+    `these figures are noisy, do not commit them as a baseline. E.g. ${examples.join(' | ')}`
+  );
 }

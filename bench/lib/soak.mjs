@@ -1,11 +1,14 @@
-// Soak: 1,000,000 mixed requests (calls and batches) against the standalone reference server (the trivial
-// core server when the plugins are not usable yet). RSS after a collected heap at 10%
-// of the calls and at the end; more than 10% growth between the two is a leak.
+// Soak: 1,000,000 mixed requests (calls, batches, path-style, errors) against the
+// reference server with production settings (the trivial core server when it is not
+// usable yet), plus WebSocket subscriptions once they exist (soak-subscriptions.mjs).
+// RSS after a collected heap at 10% of the calls and at the end; more than 10% growth
+// between the two is a leak.
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
-import { runLoad } from './load.mjs';
+import { measureLoad } from './load.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
+import { startSubscriptions } from './soak-subscriptions.mjs';
 import { call, freshSignatureBodies, getRoutes, getSignatureStatuses } from './requests.mjs';
 
 export const LEAK_THRESHOLD = 0.1;
@@ -24,44 +27,50 @@ function mixedRequests(sigs) {
   ];
 }
 
-export async function soak(settings, log) {
-  const total = settings.soakCalls;
-  const checkpoint = Math.round(total / 10);
+/** The server to soak (with its upstream stand-in), primed, and the requests it gets. */
+async function startSoakTarget(log) {
   const sigs = benchSignatures(256);
   const helper = await startTarget('upstream-standin.mjs');
-  let target = await startTarget(
-    'reference.mjs',
-    ['--adapter', 'node', '--statuses', 'soak', '--upstream', helper.url],
-    {
-      nodeArgs: ['--expose-gc'],
-    },
-  );
-  let requests;
-  let server = 'reference server (routes + signature statuses, 1000-entry cache, upstream stand-in)';
-  if (target.absent) {
-    log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
-    server = `core createNodeListener, trivial method (reference server absent: ${target.absent})`;
-    target = await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs: ['--expose-gc'] });
-    requests = [
+  const upstream = ['--upstream', helper.url];
+  const nodeArgs = ['--expose-gc'];
+  const args = ['--settings', 'production', '--statuses', 'soak', ...upstream];
+  const target = await startTarget('server.mjs', args, { nodeArgs });
+  if (!target.absent) {
+    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
+    const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
+    return { helper, target, server, requests: mixedRequests(sigs) };
+  }
+  log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
+  return {
+    helper,
+    target: await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs }),
+    server: `core createNodeListener, trivial method (reference server absent: ${target.absent})`,
+    requests: [
       { path: '/', body: TRIVIAL_REQUEST },
       { path: '/ping', body: TRIVIAL_REQUEST },
       { path: '/', body: call('nope') },
-    ];
-  } else {
-    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
-    requests = mixedRequests(sigs);
-  }
+    ],
+  };
+}
+
+export async function soak(settings, log) {
+  const total = settings.soakCalls;
+  const checkpoint = Math.round(total / 10);
+  const { helper, target, server, requests } = await startSoakTarget(log);
   try {
     const start = await target.memory();
     log(
       `soak: ${total.toLocaleString('en-US')} mixed requests, ${settings.connections} connections, against ${server}`,
     );
-    const first = await runLoad(target.url, requests, { ...settings, warmup: 0, amount: checkpoint });
+    const subscriptions = await startSubscriptions(target, log);
+    if (!subscriptions.active) log(`  WebSocket subscriptions: none (${subscriptions.reason})`);
+    const first = await measureLoad(target.url, requests, { ...settings, amount: checkpoint });
     const atCheckpoint = await target.memory();
     log(
       `  after ${checkpoint.toLocaleString('en-US')} requests: RSS ${mb(atCheckpoint.rss)} MB, heap ${mb(atCheckpoint.heapUsed)} MB`,
     );
-    const rest = await runLoad(target.url, requests, { ...settings, warmup: 0, amount: total - checkpoint });
+    const rest = await measureLoad(target.url, requests, { ...settings, amount: total - checkpoint });
+    const subscribed = await subscriptions.stop();
     const atEnd = await target.memory();
     log(
       `  after ${total.toLocaleString('en-US')} requests: RSS ${mb(atEnd.rss)} MB, heap ${mb(atEnd.heapUsed)} MB`,
@@ -81,6 +90,7 @@ export async function soak(settings, log) {
       rssGrowth: growth,
       leak,
       failures,
+      subscriptions: subscriptions.active ? subscribed : subscriptions.reason,
       reqPerSec: (first.totalRequests + rest.totalRequests) / (first.seconds + rest.seconds),
       gcExposed: atEnd.gc,
     };

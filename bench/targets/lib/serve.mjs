@@ -9,21 +9,31 @@ export async function serve(server, { name, notes = [], onClose, ...extra } = {}
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address();
-  let closing = false;
-  const close = async () => {
-    if (closing) return;
-    closing = true;
+  untilStopped(async () => {
     server.closeAllConnections?.();
     server.close();
+    await onClose?.();
+  });
+  report({ ready: true, name, port, pid: process.pid, notes, ...extra });
+}
+
+/**
+ * Runs `close` and exits on SIGTERM/SIGINT or when the runner goes away (crash, kill -9:
+ * no listener may be left behind); SIGUSR2 reports a collected heap (soak, --expose-gc).
+ */
+export function untilStopped(close) {
+  let closing = false;
+  const stop = async () => {
+    if (closing) return;
+    closing = true;
     try {
-      await onClose?.();
+      await close();
     } finally {
       process.exit(0);
     }
   };
-  process.on('SIGTERM', close);
-  process.on('SIGINT', close);
-  // Soak mode asks for a collected heap before reading RSS (needs --expose-gc).
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   process.on('SIGUSR2', () => {
     globalThis.gc?.();
     const m = process.memoryUsage();
@@ -31,9 +41,7 @@ export async function serve(server, { name, notes = [], onClose, ...extra } = {}
       memory: { rss: m.rss, heapUsed: m.heapUsed, external: m.external, gc: Boolean(globalThis.gc) },
     });
   });
-  // The parent going away (crash, kill -9) must not leave a listener behind.
-  process.stdin.on('end', close).on('error', close).resume();
-  report({ ready: true, name, port, pid: process.pid, notes, ...extra });
+  process.stdin.on('end', stop).on('error', stop).resume();
 }
 
 /** A target that cannot run in this tree says why instead of failing; the row shows "absent: why". */

@@ -1,12 +1,11 @@
-// Ours, the reference-server cases: createRpc + routesPlugin (10 inline nodes, health
-// off) + signatureStatusesPlugin, served standalone (`--adapter node`) or mounted at
-// /rpc in a host Express app (`--adapter express`). `--statuses` picks the answer chain:
+// Ours, embedded: createRpc + routesPlugin (10 inline nodes, health off) +
+// signatureStatusesPlugin mounted at /rpc in a host Express app that has its own parser
+// and routes, as the README's embedding section shows. `--statuses` picks the answer chain:
 //   memory   - in-process cache (the runner primes it through the upstream first),
 //   sqlite   - no memory cache, SQLite store only (primed the same way),
-//   upstream - no cache, no store: every call goes to `--upstream`,
-//   soak     - a 1000-entry cache in front of `--upstream`.
+//   upstream - no cache, no store: every call goes to `--upstream`.
 // When a package is not usable yet the target reports "absent" and the row says why.
-import { createNodeListener, createRpc, expressRpc } from '@rollup-router/core';
+import { createRpc, expressRpc } from '@rollup-router/core';
 import express from 'express';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -16,7 +15,7 @@ import { benchLogger, LOGGING_NOTE } from './lib/bench-logger.mjs';
 import { benchRoutes } from './lib/fixtures.mjs';
 import { absent, serve, targetArgs } from './lib/serve.mjs';
 
-const { adapter = 'node', statuses = 'memory', upstream } = targetArgs();
+const { statuses = 'memory', upstream } = targetArgs();
 
 async function pluginFactory(pkg, exportName) {
   let mod;
@@ -51,8 +50,6 @@ const statusOptions = {
   memory: [{ memory: {}, store: false, upstreams }],
   sqlite: MEMORY_OFF.map((memory) => ({ memory, store: { path: join(dir, 'statuses.sqlite') }, upstreams })),
   upstream: MEMORY_OFF.map((memory) => ({ memory, store: false, upstreams })),
-  // Soak: a small cache fills long before the first checkpoint, so later growth is a leak.
-  soak: [{ memory: { maxEntries: 1000 }, store: false, upstreams }],
 }[statuses];
 if (!statusOptions) absent(`unknown --statuses ${statuses}`);
 
@@ -88,27 +85,15 @@ const sendStats = (res) => {
   res.end(body);
 };
 
-let listener;
-if (adapter === 'express') {
-  // A host app with its own parser and routes; the RPC lives under /rpc.
-  const app = express();
-  app.use(express.json({ limit: '1mb' }));
-  app.get('/healthz', (_req, res) => res.send('ok'));
-  app.get(STATS_PATH, (_req, res) => sendStats(res));
-  app.use('/rpc', expressRpc(rpc));
-  listener = app;
-} else {
-  listener = createNodeListener(rpc, {
-    fallback: (req, res) => {
-      if (req.url === STATS_PATH) return sendStats(res);
-      res.writeHead(404).end();
-    },
-  });
-}
-await serve(http.createServer(listener), {
-  name: `reference ${adapter} ${statuses}`,
+// A host app with its own parser and routes; the RPC lives under /rpc.
+const app = express();
+app.use(express.json({ limit: '1mb' }));
+app.get('/healthz', (_req, res) => res.send('ok'));
+app.get(STATS_PATH, (_req, res) => sendStats(res));
+app.use('/rpc', expressRpc(rpc));
+await serve(http.createServer(app), {
+  name: `embedded in Express, ${statuses}`,
   notes: [LOGGING_NOTE, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
-  rpcPath: adapter === 'express' ? '/rpc' : '/',
   statsPath: STATS_PATH,
   onClose: async () => {
     await rpc.stop();

@@ -1,0 +1,105 @@
+// The baselines: what users would run instead, measured on the same machine in the same
+// run. Bare node:http (Node's ceiling), Express + json-rpc-2.0 written by hand, the real
+// Rust Magic Router and validator A from ../shared/peers, and the loopback upstream stand-in.
+import { routesResponse } from '../targets/lib/fixtures.mjs';
+import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
+import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
+import { cycle, expectResult, expectStatuses, getRoutes, getSignatureStatuses } from './requests.mjs';
+
+export const STANDIN = { script: 'upstream-standin.mjs' };
+
+/** Bare node:http (Node's ceiling, same bytes) and Express + json-rpc-2.0 by hand. */
+function nodeCases(isPong) {
+  const trivial = [{ path: '/', body: TRIVIAL_REQUEST }];
+  const base = { group: 'baseline', same: true };
+  return [
+    {
+      ...base,
+      id: 'a',
+      what: 'node:http fixed bytes, trivial answer (ceiling)',
+      target: { script: 'fixed-http.mjs' },
+      requests: trivial,
+      check: isPong,
+    },
+    {
+      ...base,
+      id: 'a.getRoutes',
+      what: 'node:http fixed bytes, the getRoutes answer (ceiling)',
+      target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10)] },
+      requests: [{ path: '/', body: getRoutes() }],
+      check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
+    },
+    {
+      ...base,
+      id: 'b',
+      what: 'Express 5 + express.json() + json-rpc-2.0, by hand',
+      target: { script: 'express-jsonrpc.mjs' },
+      requests: trivial,
+      check: isPong,
+    },
+  ];
+}
+
+/** The peers' rows and the stand-in's for `n` signatures. */
+function statusesCases(n, { fresh1, fresh256, onA, viaRouter, peerAbsent, pids }) {
+  const peer = (id, what, p, signatures, allKnown) => ({
+    id,
+    group: 'baseline',
+    what,
+    peer: p,
+    absent: peerAbsent,
+    requests: [{ path: '/', body: getSignatureStatuses(signatures) }],
+    check: expectStatuses(n, { allKnown }),
+  });
+  const router = { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA };
+  const validator = { url: VALIDATOR_URL, pid: pids.validatorA };
+  const fresh = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
+  return [
+    peer(
+      `r.statuses-${n}`,
+      `Rust router getSignatureStatuses ${n}, forwarded to A`,
+      router,
+      cycle(viaRouter, n),
+      true,
+    ),
+    peer(
+      `v.statuses-${n}`,
+      `Validator A getSignatureStatuses ${n} known, from its ledger`,
+      validator,
+      cycle(onA, n),
+      true,
+    ),
+    {
+      ...peer(`v.fresh-${n}`, `Validator A getSignatureStatuses ${n} fresh (unknown)`, validator, [], false),
+      requests: fresh,
+    },
+    {
+      id: `u.statuses-${n}`,
+      group: 'baseline',
+      what: `Upstream stand-in direct, ${n} fresh`,
+      target: STANDIN,
+      requests: fresh,
+      check: expectStatuses(n, { allKnown: true }),
+    },
+  ];
+}
+
+/** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from cases.mjs. */
+export function baselineCases(inputs) {
+  const { pids, peerAbsent } = inputs;
+  return [
+    ...nodeCases(inputs.isPong),
+    {
+      id: 'r.getRoutes',
+      group: 'baseline',
+      what: 'Rust Magic Router getRoutes',
+      peer: { url: ROUTER_URL, pid: pids.router },
+      absent: peerAbsent,
+      requests: [{ path: '/', body: getRoutes() }],
+      check: expectResult(Array.isArray, 'a route list'),
+      same: true,
+    },
+    ...statusesCases(1, inputs),
+    ...statusesCases(256, inputs),
+  ];
+}

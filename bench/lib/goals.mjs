@@ -1,0 +1,71 @@
+// The goals of issue 12, computed from one run: each is a ratio between two rows of the
+// same group, paired round by round. Reported, never asserted.
+export const GOALS = [
+  {
+    name: 'getRoutes, production settings ÷ Rust router',
+    row: 'prod.getRoutes',
+    vs: 'r.getRoutes',
+    atLeast: 0.7,
+  },
+  {
+    name: 'getRoutes, logs silent + metrics off ÷ Rust router',
+    row: 'lean.getRoutes',
+    vs: 'r.getRoutes',
+    atLeast: 0.85,
+  },
+  {
+    name: '1 signature from memory, production ÷ validator A answering itself',
+    row: 'prod.statuses-memory-1',
+    vs: 'v.statuses-1',
+    atLeast: 1.0,
+  },
+  {
+    name: "1 signature from memory, production ÷ Rust router's forwarded path",
+    row: 'prod.statuses-memory-1',
+    vs: 'r.statuses-1',
+    atLeast: 2.5,
+  },
+  {
+    name: '256 signatures from memory ÷ validator A',
+    row: 'prod.statuses-memory-256',
+    vs: 'v.statuses-256',
+    atLeast: 6,
+  },
+  {
+    name: '256 fresh signatures through the upstream ÷ validator A direct',
+    row: 'prod.statuses-validator-256',
+    vs: 'v.fresh-256',
+    atLeast: 0.9,
+  },
+  { name: 'Express adapter ÷ Express + json-rpc-2.0 by hand', row: 'c', vs: 'b', atLeast: 1.0 },
+  ...[
+    ['getRoutes', 'prod.getRoutes', 'r.getRoutes'],
+    ['1 signature', 'prod.statuses-memory-1', 'r.statuses-1'],
+    ['256 signatures', 'prod.statuses-memory-256', 'r.statuses-256'],
+  ].map(([what, row, vs]) => ({
+    name: `p99 at 50 connections ÷ Rust router's p99, ${what}`,
+    row,
+    vs,
+    metric: 'p99',
+    atMost: 2,
+  })),
+];
+
+/** Each goal with `ratio` and `met` (true, false, or null with `reason` when not measured). */
+export function computeGoals(rows) {
+  return GOALS.map((g) => {
+    const row = rows.find((r) => r.id === g.row && r.vs?.some((v) => v.id === g.vs));
+    const pair = row?.vs.find((v) => v.id === g.vs);
+    const ratio = g.metric === 'p99' ? pair?.p99Ratio : pair?.ratio;
+    if (!Number.isFinite(ratio)) {
+      const missing = [g.row, g.vs].map((id) => rows.find((r) => r.id === id));
+      const why = [g.row, g.vs].map((id, i) => {
+        const r = missing[i];
+        if (!r) return `${id} not run`;
+        return r.absent ? `${id} absent` : r.error ? `${id} failed` : '';
+      });
+      return { ...g, ratio: null, met: null, reason: why.filter(Boolean).join('; ') || 'no paired rounds' };
+    }
+    return { ...g, ratio, met: g.atMost !== undefined ? ratio <= g.atMost : ratio >= g.atLeast };
+  });
+}

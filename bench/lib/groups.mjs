@@ -1,0 +1,73 @@
+// Which rows are measured together. The rows of a group run interleaved, round after
+// round (A B C, A B C, ...), so a row and the baselines it is compared with see the same
+// machine; a ratio is only ever taken between rows of one group. `quick` groups are the
+// main cases (every goal of issue 12); the full run adds the diagnostic groups and rows.
+export const GROUPS = [
+  {
+    name: 'getRoutes',
+    quick: ['prod.getRoutes', 'lean.getRoutes', 'r.getRoutes', 'a.getRoutes'],
+  },
+  {
+    name: 'statuses, 1 signature',
+    quick: ['prod.statuses-memory-1', 'v.statuses-1', 'r.statuses-1'],
+    full: ['lean.statuses-memory-1'],
+  },
+  {
+    name: 'statuses, 256 signatures',
+    quick: ['prod.statuses-memory-256', 'v.statuses-256', 'r.statuses-256'],
+    full: ['lean.statuses-memory-256'],
+  },
+  { name: 'statuses, 256 fresh signatures', quick: ['prod.statuses-validator-256', 'v.fresh-256'] },
+  { name: 'Express adapter', quick: ['c', 'b'] },
+  { name: 'core, trivial method', full: ['d', 'd.nolog', 'a'] },
+  {
+    name: 'answer layers, 1 signature',
+    full: [
+      'prod.statuses-sqlite-1',
+      'prod.statuses-upstream-1',
+      'u.statuses-1',
+      'prod.statuses-validator-1',
+      'v.fresh-1',
+    ],
+  },
+  {
+    name: 'answer layers, 256 signatures',
+    full: ['prod.statuses-sqlite-256', 'prod.statuses-upstream-256', 'u.statuses-256'],
+  },
+  {
+    name: 'embedded in a host Express app, batches',
+    full: [
+      'express.getRoutes',
+      'prod.getRoutes',
+      'express.statuses-memory-1',
+      'prod.statuses-memory-1',
+      'prod.batch-10',
+    ],
+  },
+  {
+    name: 'upstream path, 1 connection',
+    full: [
+      'lat.prod.statuses-upstream-1',
+      'lat.u.statuses-1',
+      'lat.prod.statuses-validator-1',
+      'lat.v.fresh-1',
+    ],
+  },
+];
+
+/**
+ * The groups to run: quick mode keeps the quick rows, the full run all of them; `only`
+ * (a RegExp) keeps the rows whose id matches, with the baselines they are compared with.
+ */
+export function selectGroups({ quick, only }, cases) {
+  return GROUPS.map((g) => {
+    let members = [...(g.quick ?? []), ...(quick ? [] : (g.full ?? []))];
+    if (only) {
+      const wanted = new Set(members.filter((id) => only.test(id)));
+      for (const id of [...wanted])
+        for (const v of cases.get(id)?.vs ?? []) if (members.includes(v)) wanted.add(v);
+      members = members.filter((id) => wanted.has(id));
+    }
+    return { name: g.name, members };
+  }).filter((g) => g.members.length > 0);
+}

@@ -1,0 +1,82 @@
+// From rounds to a row: medians of what each round measured, and ratios to the
+// baselines paired round by round (row and baseline of the same round ran back to back,
+// so a slower machine in one round moves both), then the median of those ratios.
+import { addEvidence, evidenceNotes } from './evidence.mjs';
+
+export function median(values) {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+const field = (samples, get) => median(samples.filter(Boolean).map(get));
+const max = (values) => {
+  const v = values.filter(Number.isFinite);
+  return v.length ? Math.max(...v) : undefined;
+};
+
+/** One row of the table from the samples of its rounds (`samples[i]` undefined: round i failed). */
+export function summarise(c, group, samples, extra) {
+  const ok = samples.filter(Boolean);
+  const evidence = addEvidence(ok.map((s) => s.evidence));
+  const requests = ok.reduce((n, s) => n + s.totalRequests, 0);
+  const failures = ok.reduce((n, s) => n + s.errors + s.timeouts + s.non2xx, 0);
+  const contended = ok.filter((s) => s.contention);
+  const notes = [...(extra.notes ?? []), ...evidenceNotes(c, evidence, requests)];
+  if (failures) notes.push(`${failures} errors/timeouts/non-2xx in ${requests} requests`);
+  for (const n of new Set(ok.flatMap((s) => s.notes))) notes.push(n);
+  return {
+    id: c.id,
+    group,
+    what: c.what,
+    connections: extra.connections,
+    rounds: ok.length,
+    reqPerSec: field(samples, (s) => s.reqPerSec),
+    reqPerSecRounds: samples.map((s) => (s ? Math.round(s.reqPerSec) : null)),
+    latencyMs: {
+      p50: field(samples, (s) => s.latencyMs.p50),
+      p99: field(samples, (s) => s.latencyMs.p99),
+      max: max(ok.map((s) => s.latencyMs.max)),
+    },
+    cpuUsPerRequest: field(samples, (s) => s.cpuUsPerRequest),
+    upstreamCpuUsPerRequest: field(samples, (s) => s.upstreamCpuUsPerRequest),
+    loadGeneratorCpuUsPerRequest: field(samples, (s) => s.loadGeneratorCpuUsPerRequest),
+    othersCpuShareMax: max(ok.map((s) => s.othersCpuShare)),
+    contendedRounds: contended.length,
+    contention: contended.map((s) => s.contention),
+    peakRssKb: extra.peakRssKb ?? max(ok.map((s) => s.peakPolledKb)),
+    evidence,
+    samples,
+    notes,
+    error: extra.error,
+    absent: extra.absent,
+  };
+}
+
+/** Median over the rounds both rows measured of `get(row sample) / get(baseline sample)`. */
+function pairedRatio(row, base, get) {
+  const ratios = [];
+  row.samples.forEach((s, i) => {
+    const b = base.samples[i];
+    if (s && b) ratios.push(get(s) / get(b));
+  });
+  return median(ratios);
+}
+
+/** Adds `vs: [{ id, ratio, p99Ratio, cpuRatio }]` to each row of one group. */
+export function pairWithBaselines(rows, cases) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const row of rows) {
+    row.vs = (cases.get(row.id).vs ?? [])
+      .map((id) => byId.get(id))
+      .filter((b) => b && b.rounds > 0 && row.rounds > 0)
+      .map((b) => ({
+        id: b.id,
+        ratio: pairedRatio(row, b, (s) => s.reqPerSec),
+        p99Ratio: pairedRatio(row, b, (s) => s.latencyMs.p99),
+        cpuRatio: pairedRatio(row, b, (s) => s.cpuUsPerRequest),
+      }));
+  }
+  return rows;
+}
