@@ -5,6 +5,7 @@ import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
 import { hasUnechoableId, idJson } from './json.js';
 import type { AnyMethodDefinition } from './method.js';
+import { emitGuarded } from './observers.js';
 import { RawJson } from './raw-json.js';
 import { compileSchema, type Validator } from './validation.js';
 
@@ -21,6 +22,8 @@ export interface DispatchTarget {
   /** Set on a path-style endpoint: the body's method must equal it. */
   readonly pathMethod: string | undefined;
   readonly envelope: EnvelopeStyle;
+  /** Set when the path names no method: the call is answered -32601 (HTTP 404 over HTTP). */
+  readonly unknownMethod?: boolean;
 }
 
 interface CompiledMethod {
@@ -111,6 +114,11 @@ export class Dispatcher {
   /** The answer to a body that is not JSON; logged and observed like any call. */
   unparsable(scope: CallScope): string {
     return this.reject('null', ErrorCode.PARSE_ERROR, scope, undefined);
+  }
+
+  /** The answer to a request refused before any call was read (its body too large, say); logged and observed. */
+  refuse(scope: CallScope, code: number, data: unknown): string {
+    return this.reject('null', code, scope, data);
   }
 
   private reject(id: string, code: number, scope: CallScope, data: unknown): string {
@@ -240,7 +248,7 @@ export class Dispatcher {
     scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
     if (this.listeners.length > 0) {
       const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
-      for (const l of this.listeners) l(event);
+      emitGuarded(this.listeners, event, scope.log, 'onCall');
     }
   }
 }

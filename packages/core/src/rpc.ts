@@ -66,7 +66,7 @@ export class Rpc {
       callDeadlineMs: limits.callDeadlineMs,
       validateResults: this.options.validateResults,
     });
-    const trustProxy = rateLimit !== false && rateLimit !== undefined && rateLimit.trustProxy === true;
+    const trustProxy = (rateLimit !== false && rateLimit?.trustProxy) || false;
     this.http = new HttpHandler(
       this.dispatcher,
       {
@@ -121,6 +121,14 @@ export class Rpc {
   /** Which endpoint a path below the mount is, or undefined when it is none of ours. */
   target(path: string, mount: MountOptions = {}): DispatchTarget | undefined {
     return this.http.target(path, mount);
+  }
+
+  /**
+   * Like `target`, but a path-style path that names no method is one too: a POST there
+   * is answered -32601 with the request's id (HTTP 404) instead of falling through.
+   */
+  anyTarget(path: string, mount: MountOptions = {}): DispatchTarget | undefined {
+    return this.http.anyTarget(path, mount);
   }
 
   /** Answers one HTTP request. Never rejects: failures are JSON-RPC errors. */
