@@ -35,5 +35,9 @@ function compileTrust(trust: TrustProxy): ((address: string, hop: number) => boo
   if (trust === false || (Array.isArray(trust) && trust.length === 0) || trust === 0) return undefined;
   if (trust === true) return () => true;
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return proxyAddr.compile([...(trust as readonly string[])]);
+  try {
+    return proxyAddr.compile([...(trust as readonly string[])]);
+  } catch (err) {
+    throw new TypeError(`rateLimit.trustProxy: ${(err as Error).message}`);
+  }
 }

@@ -44,6 +44,11 @@ export class Rpc {
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
   private readonly started: Plugin[] = [];
+  private starting: Promise<void> | undefined;
+  /** True once the plugins started: the hot path checks one flag, not a promise. */
+  private running = false;
+  private stopped = false;
+  private warnedAutoStart = false;
   private document: OpenRpcDocument | undefined;
 
   constructor(options: RpcOptions = {}) {
@@ -88,13 +93,31 @@ export class Rpc {
     return this.methodList.map((m) => m.name);
   }
 
-  /** Starts the plugins' background work, dependencies first; on a failure stops what started and rethrows. */
-  async start(): Promise<void> {
+  /**
+   * Starts the plugins' background work, dependencies first; on a failure stops what
+   * started and rethrows. Calling it again while started returns the same promise. An
+   * embedder who forgets it is not left with plugins that answer wrongly: the first call
+   * starts them (logged once at warn).
+   */
+  start(): Promise<void> {
+    this.stopped = false;
+    return (this.starting ??= this.startPlugins().then(
+      () => {
+        this.running = true;
+      },
+      (err: unknown) => {
+        this.starting = undefined;
+        throw err;
+      },
+    ));
+  }
+
+  private async startPlugins(): Promise<void> {
     for (const plugin of this.plugins) {
       try {
         await plugin.start?.({ log: this.logger.child({ plugin: plugin.name }) });
       } catch (err) {
-        await this.stop();
+        await this.stopPlugins();
         throw err;
       }
       this.started.push(plugin);
@@ -103,6 +126,13 @@ export class Rpc {
 
   /** Stops the plugins in reverse start order; one failing to stop does not keep the others running. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.running = false;
+    this.starting = undefined;
+    await this.stopPlugins();
+  }
+
+  private async stopPlugins(): Promise<void> {
     while (this.started.length > 0) {
       const plugin = this.started.pop()!;
       try {
@@ -111,6 +141,18 @@ export class Rpc {
         this.logger.error({ err, plugin: plugin.name }, 'plugin failed to stop');
       }
     }
+  }
+
+  /** Waits for the plugins' start, making it on the first call when nobody called start(). */
+  private async startedForCalls(): Promise<void> {
+    if (this.starting === undefined && !this.stopped) {
+      if (!this.warnedAutoStart && this.plugins.some((p) => p.start !== undefined)) {
+        this.warnedAutoStart = true;
+        this.logger.warn('rpc.start() was not awaited before the first call; starting the plugins now');
+      }
+      void this.start().catch(() => undefined);
+    }
+    await this.starting;
   }
 
   /** Refuses new calls from now on (they get 503 -32053); calls under way finish. */
@@ -133,7 +175,10 @@ export class Rpc {
 
   /** Answers one HTTP request. Never rejects: failures are JSON-RPC errors. */
   handle(exchange: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
-    return this.http.handle(exchange, target).catch((err: unknown) => {
+    const reply = this.running
+      ? this.http.handle(exchange, target)
+      : this.startedForCalls().then(() => this.http.handle(exchange, target));
+    return reply.catch((err: unknown) => {
       this.logger.error({ err }, 'request failed outside any call');
       return {
         status: 500,
