@@ -38,6 +38,6 @@ function compileTrust(trust: TrustProxy): ((address: string, hop: number) => boo
   try {
     return proxyAddr.compile([...(trust as readonly string[])]);
   } catch (err) {
-    throw new TypeError(`rateLimit.trustProxy: ${(err as Error).message}`);
+    throw new TypeError(`rateLimit.trustProxy: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -131,7 +131,11 @@ export class HttpHandler {
       const limited = await this.rateLimited(ex, Array.isArray(body) ? Math.max(1, body.length) : 1);
       if (limited !== undefined) {
         headers['retry-after'] = String(limited);
-        return closeIf(overLimit, headers, fail(429, headers, ErrorCode.RATE_LIMITED, { retryAfterSeconds: limited }));
+        return closeIf(
+          overLimit,
+          headers,
+          fail(429, headers, ErrorCode.RATE_LIMITED, { retryAfterSeconds: limited }),
+        );
       }
     }
     if (overLimit) {
@@ -139,7 +143,11 @@ export class HttpHandler {
         text === HOST_BODY_TOO_LARGE
           ? "the host's body parser refused the body as over its own limit; mount the router before the host's body parser to apply the router's limit"
           : `body is over the limit of ${this.policy.maxBodyBytes} bytes`;
-      return closeIf(true, headers, json(413, headers, this.dispatcher.refuse(scope, ErrorCode.INVALID_REQUEST, data)));
+      return closeIf(
+        true,
+        headers,
+        json(413, headers, this.dispatcher.refuse(scope, ErrorCode.INVALID_REQUEST, data)),
+      );
     }
     if (text === BODY_CONSUMED) {
       this.log.error(

@@ -54,7 +54,7 @@ describe('rate limit behind a proxy', () => {
     expect(got).to.deep.equal([200, 200, 429]);
   });
 
-  it("true means what it means in Express: every hop is trusted, the leftmost address is the client", async () => {
+  it('true means what it means in Express: every hop is trusted, the leftmost address is the client', async () => {
     const s = await serve(limitedRpc(true));
     expect(await statuses(s.url, 3, (i) => `192.0.2.${i}, 10.0.0.1`)).to.deep.equal([200, 200, 200]);
   });

@@ -1,10 +1,5 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import {
-  BODY_CONSUMED,
-  HOST_BODY_TOO_LARGE,
-  HOST_BODY_UNPARSABLE,
-  type BodyText,
-} from '../exchange.js';
+import { BODY_CONSUMED, HOST_BODY_TOO_LARGE, HOST_BODY_UNPARSABLE, type BodyText } from '../exchange.js';
 import type { MountOptions } from '../http-handler.js';
 import type { Rpc } from '../rpc.js';
 import { nodeExchange, readRequestBody, splitUrl, writeReply } from './node-exchange.js';
@@ -73,7 +68,8 @@ function hostBody(req: Request): { parsed: unknown; body: (limit: number) => Pro
   if (!(req.readableEnded || req.complete)) return { parsed: undefined, body: read };
   const value = req.body as unknown;
   if (typeof value === 'string') return { parsed: undefined, body: () => Promise.resolve(value) };
-  if (Buffer.isBuffer(value)) return { parsed: undefined, body: () => Promise.resolve(value.toString('utf8')) };
+  if (Buffer.isBuffer(value))
+    return { parsed: undefined, body: () => Promise.resolve(value.toString('utf8')) };
   if (value === undefined) return { parsed: undefined, body: () => Promise.resolve(BODY_CONSUMED) };
   return { parsed: value, body: read };
 }

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BODY_TOO_LARGE, CLIENT_GONE, type BodyText, type HttpExchange, type HttpReply } from '../exchange.js';
+import {
+  BODY_TOO_LARGE,
+  CLIENT_GONE,
+  type BodyText,
+  type HttpExchange,
+  type HttpReply,
+} from '../exchange.js';
 import { lingerThenClose } from './linger.js';
 
 /** The exchange over node:http's request and response, which Express's extend. */
