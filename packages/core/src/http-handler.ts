@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call-context.js';
-import { ErrorCode, ErrorInfo, type ErrorCodeValue } from './codes.js';
 import type { Cors } from './cors.js';
 import type { DispatchTarget, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
 import { RpcError } from './errors.js';
+import { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
 import {
   BODY_CONSUMED,
   BODY_TOO_LARGE,
@@ -87,6 +87,37 @@ export class HttpHandler {
     // Security headers are the host's call (the reference server sets them): each header
     // costs Node a validation per reply on the hot path.
     const headers: Record<string, string> = { 'x-request-id': requestId };
+    const refused = this.refuseByHeaders(ex, headers);
+    if (refused !== undefined) return refused;
+
+    const scope = requestScope(ex, requestId, this.log);
+    const text = ex.parsedBody === undefined ? await this.bodyText(ex) : undefined;
+    if (text === CLIENT_GONE) {
+      // A client going away is not a server error: no stack, not above debug.
+      this.log.debug({ reqId: requestId }, 'client went away before its body was complete');
+      return fail('INCOMPLETE_BODY', headers, 'incomplete body');
+    }
+    const parsed = typeof text === 'string' ? parseBody(text) : undefined;
+    const body = text === undefined ? ex.parsedBody : parsed?.ok ? parsed.value : undefined;
+    const overLimit = text === BODY_TOO_LARGE || text === HOST_BODY_TOO_LARGE;
+    // Every request is charged, whatever its body: garbage must not be free.
+    const limited = this.policy.rateLimit
+      ? await this.rateLimited(this.policy.rateLimit, ex, Array.isArray(body) ? Math.max(1, body.length) : 1)
+      : undefined;
+    if (limited !== undefined) {
+      headers['retry-after'] = String(limited);
+      return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
+    }
+    if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
+    if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
+
+    const answer = await this.dispatcher.dispatch(body, target, scope);
+    const status = getHttpStatusCode(target.unknownMethod === true ? 'NO_SUCH_PATH' : undefined);
+    return answer === undefined ? { status: 204, headers, body: undefined } : json(status, headers, answer);
+  }
+
+  /** The HTTP rules decided by the method and headers alone, before any body is read. */
+  private refuseByHeaders(ex: HttpExchange, headers: Record<string, string>): HttpReply | undefined {
     const origin = ex.header('origin');
     if (ex.method === 'OPTIONS') {
       this.policy.cors.preflight(headers, origin, ex.header('access-control-request-headers'));
@@ -95,74 +126,47 @@ export class HttpHandler {
     this.policy.cors.apply(headers, origin);
     if (ex.method !== 'POST') {
       headers['allow'] = ALLOW;
-      return fail(
-        405,
-        headers,
-        ErrorCode.INVALID_REQUEST,
-        `HTTP method ${ex.method} is not allowed; use POST`,
-      );
+      return fail('METHOD_NOT_ALLOWED', headers, `HTTP method ${ex.method} is not allowed; use POST`);
     }
     if (this.draining) {
       headers['connection'] = 'close';
-      return fail(ErrorInfo[ErrorCode.SHUTTING_DOWN].httpStatus, headers, ErrorCode.SHUTTING_DOWN);
+      return fail('SHUTTING_DOWN', headers);
     }
     const contentType = ex.header('content-type');
     if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-      return fail(415, headers, ErrorCode.PARSE_ERROR, 'Content-Type must be application/json');
+      return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
     }
     if (this.policy.apiKeys.enabled && !this.policy.apiKeys.accepts(ex.header('authorization'), ex.query)) {
       headers['www-authenticate'] = 'Bearer';
-      return fail(401, headers, ErrorCode.UNAUTHORIZED);
+      return fail('UNAUTHORIZED', headers);
     }
+    return undefined;
+  }
 
-    const scope = requestScope(ex, requestId, this.log);
-    const text = ex.parsedBody === undefined ? await this.bodyText(ex) : undefined;
-    if (text === CLIENT_GONE) {
-      // A client going away is not a server error: no stack, not above debug.
-      this.log.debug({ reqId: requestId }, 'client went away before its body was complete');
-      return fail(400, headers, ErrorCode.PARSE_ERROR, 'incomplete body');
-    }
-    const parsed = typeof text === 'string' ? parseBody(text) : undefined;
-    const body = text === undefined ? ex.parsedBody : parsed?.ok ? parsed.value : undefined;
-    const overLimit = text === BODY_TOO_LARGE || text === HOST_BODY_TOO_LARGE;
-
-    // Every request is charged, whatever its body: garbage must not be free.
-    if (this.policy.rateLimit) {
-      const limited = await this.rateLimited(ex, Array.isArray(body) ? Math.max(1, body.length) : 1);
-      if (limited !== undefined) {
-        headers['retry-after'] = String(limited);
-        return closeIf(
-          overLimit,
-          headers,
-          fail(429, headers, ErrorCode.RATE_LIMITED, { retryAfterSeconds: limited }),
-        );
-      }
-    }
-    if (overLimit) {
-      const data =
-        text === HOST_BODY_TOO_LARGE
-          ? "the host's body parser refused the body as over its own limit; mount the router before the host's body parser to apply the router's limit"
-          : `body is over the limit of ${this.policy.maxBodyBytes} bytes`;
-      return closeIf(
-        true,
-        headers,
-        json(413, headers, this.dispatcher.refuse(scope, ErrorCode.INVALID_REQUEST, data)),
-      );
-    }
-    if (text === BODY_CONSUMED) {
-      this.log.error(
-        { reqId: requestId },
+  /** A body that is no text to parse: over a limit, refused by a host parser, or consumed. Logged and observed. */
+  private refuseBody(
+    why: Exclude<BodyText, string | typeof CLIENT_GONE>,
+    headers: Record<string, string>,
+    scope: CallScope,
+  ): HttpReply {
+    if (why === HOST_BODY_UNPARSABLE) return json(200, headers, this.dispatcher.unparsable(scope));
+    if (why === BODY_CONSUMED) {
+      scope.log.error(
+        { reqId: scope.requestId },
         'host middleware read the request body and left no req.body; mount the router before it',
       );
-      return json(500, headers, this.dispatcher.refuse(scope, ErrorCode.INTERNAL_ERROR, BODY_CONSUMED_DATA));
+      return refusal(
+        'BODY_CONSUMED',
+        headers,
+        this.dispatcher.refuse(scope, HttpRefusal.BODY_CONSUMED.code, BODY_CONSUMED_DATA),
+      );
     }
-    if (text === HOST_BODY_UNPARSABLE || parsed?.ok === false) {
-      return json(200, headers, this.dispatcher.unparsable(scope));
-    }
-
-    const answer = await this.dispatcher.dispatch(body, target, scope);
-    const status = target.unknownMethod === true ? 404 : 200;
-    return answer === undefined ? { status: 204, headers, body: undefined } : json(status, headers, answer);
+    const data =
+      why === HOST_BODY_TOO_LARGE
+        ? "the host's body parser refused the body as over its own limit; mount the router before the host's body parser to apply the router's limit"
+        : `body is over the limit of ${this.policy.maxBodyBytes} bytes`;
+    const answer = this.dispatcher.refuse(scope, HttpRefusal.BODY_TOO_LARGE.code, data);
+    return closeIf(true, headers, refusal('BODY_TOO_LARGE', headers, answer));
   }
 
   /** The body's text, or why there is none; a declared length over the limit is not read. */
@@ -174,8 +178,7 @@ export class HttpHandler {
   }
 
   /** Seconds to wait when the client is over its budget; a batch costs one point per call. */
-  private async rateLimited(ex: HttpExchange, points: number): Promise<number | undefined> {
-    const limit = this.policy.rateLimit!;
+  private async rateLimited(limit: RateLimit, ex: HttpExchange, points: number): Promise<number | undefined> {
     const key = limit.clientKey(ex.remoteAddress, ex.header('x-forwarded-for'));
     try {
       const decision = await limit.consume(key, points);
@@ -231,11 +234,11 @@ function json(status: number, headers: Record<string, string>, body: string): Ht
   return { status, headers, body };
 }
 
-function fail(
-  status: number,
-  headers: Record<string, string>,
-  code: ErrorCodeValue,
-  data?: unknown,
-): HttpReply {
-  return json(status, headers, errorJson('null', RpcError.of(code, data).toJSON()));
+/** A refusal's reply: its HTTP status and JSON-RPC code from the one table, id null. */
+function fail(why: HttpRefusalName, headers: Record<string, string>, data?: unknown): HttpReply {
+  return refusal(why, headers, errorJson('null', RpcError.of(HttpRefusal[why].code, data).toJSON()));
+}
+
+function refusal(why: HttpRefusalName, headers: Record<string, string>, body: string): HttpReply {
+  return json(getHttpStatusCode(why), headers, body);
 }

@@ -20,6 +20,7 @@ export type { EnvelopeStyle } from './envelope.js';
 export type { HttpExchange, HttpReply } from './exchange.js';
 export { BODY_TOO_LARGE } from './exchange.js';
 export type { MountOptions } from './http-handler.js';
+export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
 export { createLogger, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';

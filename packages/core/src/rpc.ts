@@ -6,7 +6,10 @@ import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
 import { Dispatcher, type CallEvent, type DispatchTarget } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import { coreOptionsSchema, type CoreOptions } from './generated/schemas.js';
+import { errorJson } from './envelope.js';
+import { RpcError } from './errors.js';
 import { HttpHandler, type MountOptions } from './http-handler.js';
+import { getHttpStatusCode, HttpRefusal } from './http-status.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins } from './plugin-graph.js';
@@ -181,9 +184,9 @@ export class Rpc {
     return reply.catch((err: unknown) => {
       this.logger.error({ err }, 'request failed outside any call');
       return {
-        status: 500,
+        status: getHttpStatusCode('UNCAUGHT'),
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}',
+        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON()),
       };
     });
   }
