@@ -3,7 +3,7 @@ import { ErrorCode } from './codes.js';
 import { errorJson, successJson, type EnvelopeStyle } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
-import { hasUnechoableId, idJson } from './json.js';
+import { hasUnechoableId, idJson, type ExactIds } from './json.js';
 import type { AnyMethodDefinition } from './method.js';
 import { emitGuarded } from './observers.js';
 import { RawJson } from './raw-json.js';
@@ -45,14 +45,27 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** An id is echoed on an invalid request only when the id itself is valid. */
-function echoableId(call: unknown): string {
+function echoableId(call: unknown, exactIds: ExactIds | undefined): string {
   if (!isObject(call) || !Object.hasOwn(call, 'id')) return 'null';
   const id = call.id;
   const valid =
     id === null ||
     typeof id === 'string' ||
-    (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call));
-  return valid ? idJson(call, id) : 'null';
+    (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call, exactIds)) ||
+    exactIds?.has(call) === true;
+  return valid ? idJson(call, id, exactIds) : 'null';
+}
+
+/**
+ * Whether a call is a valid request object. A number id recovered from its source text
+ * is valid whatever JSON.parse made of it (Infinity past 309 digits): it is echoed from
+ * that text, so only the rest of the call is checked, on a copy (the rare case).
+ */
+function isValidRequest(call: unknown, exactIds: ExactIds | undefined): call is JsonrpcRequest {
+  if (validateRequest(call)) return true;
+  return (
+    exactIds !== undefined && isObject(call) && exactIds.has(call) && validateRequest({ ...call, id: 0 })
+  );
 }
 
 /**
@@ -92,9 +105,17 @@ export class Dispatcher {
     };
   }
 
-  /** Answers a parsed body: a single call or a batch. */
-  async dispatch(body: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
-    if (!Array.isArray(body)) return this.call(body, target, scope);
+  /**
+   * Answers a parsed body: a single call or a batch. `exactIds` holds the source text of
+   * number ids JSON.parse could not hold exactly (see parseBody).
+   */
+  async dispatch(
+    body: unknown,
+    target: DispatchTarget,
+    scope: CallScope,
+    exactIds?: ExactIds,
+  ): Promise<string | undefined> {
+    if (!Array.isArray(body)) return this.call(body, target, scope, exactIds);
     if (body.length === 0) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
     }
@@ -106,7 +127,7 @@ export class Dispatcher {
         `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
       );
     }
-    const answers = await Promise.all(body.map((call) => this.call(call, target, scope)));
+    const answers = await Promise.all(body.map((call) => this.call(call, target, scope, exactIds)));
     const owed = answers.filter((a): a is string => a !== undefined);
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
@@ -127,17 +148,22 @@ export class Dispatcher {
     return errorJson(id, error);
   }
 
-  private async call(call: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
+  private async call(
+    call: unknown,
+    target: DispatchTarget,
+    scope: CallScope,
+    exactIds: ExactIds | undefined,
+  ): Promise<string | undefined> {
     const started = performance.now();
-    if (!validateRequest(call)) {
+    if (!isValidRequest(call, exactIds)) {
       const f = validateRequest.failure();
-      return this.reject(echoableId(call), ErrorCode.INVALID_REQUEST, scope, {
+      return this.reject(echoableId(call, exactIds), ErrorCode.INVALID_REQUEST, scope, {
         path: f.path,
         rule: f.rule,
         message: f.message,
       });
     }
-    if (hasUnechoableId(call)) {
+    if (hasUnechoableId(call, exactIds)) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, {
         path: '/id',
         rule: 'type',
@@ -145,7 +171,7 @@ export class Dispatcher {
       });
     }
     const notification = !Object.hasOwn(call, 'id');
-    const id = notification ? 'null' : idJson(call, call.id);
+    const id = notification ? 'null' : idJson(call, call.id, exactIds);
     const name = call.method;
     let code = 0;
     let answer: string;

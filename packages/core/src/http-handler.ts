@@ -111,7 +111,12 @@ export class HttpHandler {
     if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
     if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
 
-    const answer = await this.dispatcher.dispatch(body, target, scope);
+    const answer = await this.dispatcher.dispatch(
+      body,
+      target,
+      scope,
+      parsed?.ok ? parsed.exactIds : undefined,
+    );
     const status = getHttpStatusCode(target.unknownMethod === true ? 'NO_SUCH_PATH' : undefined);
     return answer === undefined ? { status: 204, headers, body: undefined } : json(status, headers, answer);
   }

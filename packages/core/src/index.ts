@@ -14,7 +14,7 @@ export {
 } from './method.js';
 export { definePlugin, type Plugin, type PluginContext } from './plugin.js';
 export { compileSchema, validateOptions, type Validator } from './validation.js';
-export { createRpc, Rpc, type RpcOptions } from './rpc.js';
+export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
 export type { CallEvent, DispatchTarget } from './dispatcher.js';
 export type { EnvelopeStyle } from './envelope.js';
 export type { HttpExchange, HttpReply } from './exchange.js';

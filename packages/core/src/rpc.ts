@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeys } from './api-keys.js';
+import type { CallScope } from './call-context.js';
+import type { CallOrigin } from './context.js';
 import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
 import { Dispatcher, type CallEvent, type DispatchTarget } from './dispatcher.js';
@@ -10,6 +13,7 @@ import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
 import { HttpHandler, type MountOptions } from './http-handler.js';
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
+import { parseBody } from './json.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins } from './plugin-graph.js';
@@ -191,6 +195,25 @@ export class Rpc {
     });
   }
 
+  /**
+   * Answers one JSON-RPC message from any transport (a WebSocket frame, a queue, a test):
+   * the text of a call or a batch in, the response text out (undefined when nothing is
+   * owed). The root endpoint's rules apply (strict envelope, any method); the HTTP rules
+   * (content type, API keys, rate limits) are the transport's to apply. Never rejects.
+   */
+  async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
+    if (!this.running) await this.startedForCalls();
+    const callScope: CallScope = {
+      requestId: scope.requestId ?? randomUUID(),
+      origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
+      log: this.logger,
+      clientGone: scope.signal ?? NEVER_ABORTED,
+    };
+    const parsed = parseBody(body);
+    if (!parsed.ok) return this.dispatcher.unparsable(callScope);
+    return this.dispatcher.dispatch(parsed.value, ROOT, callScope, parsed.exactIds);
+  }
+
   /** Observes every call's outcome (metrics). Returns a function that stops observing. */
   onCall(listener: (event: CallEvent) => void): () => void {
     return this.dispatcher.onCall(listener);
@@ -214,6 +237,18 @@ export class Rpc {
     }) as AnyMethodDefinition;
   }
 }
+
+/** What a transport tells `rpc.dispatch` about the message it carries. */
+export interface DispatchScope {
+  /** Goes into every log line of the message's calls. Default: a fresh UUID. */
+  readonly requestId?: string;
+  readonly origin?: CallOrigin;
+  /** Aborts when the peer goes away (the socket closed): handlers see it through ctx.signal. */
+  readonly signal?: AbortSignal;
+}
+
+const ROOT: DispatchTarget = { pathMethod: undefined, envelope: 'strict' };
+const NEVER_ABORTED = new AbortController().signal;
 
 export function createRpc(options: RpcOptions = {}): Rpc {
   return new Rpc(options);
