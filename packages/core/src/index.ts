@@ -12,7 +12,8 @@ export {
   type MethodHandler,
   type Schema,
 } from './method.js';
-export { definePlugin, type Plugin, type PluginContext } from './plugin.js';
+export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
+export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, validateOptions, type Validator } from './validation.js';
 export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
 export type { CallEvent, DispatchTarget } from './dispatcher.js';

@@ -16,7 +16,7 @@ import { getHttpStatusCode, HttpRefusal } from './http-status.js';
 import { parseBody } from './json.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
-import { resolvePlugins } from './plugin-graph.js';
+import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
 import { RateLimit } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
@@ -48,6 +48,7 @@ export class Rpc {
   readonly options: ResolvedCoreOptions;
   private readonly plugins: Plugin[];
   private readonly methodList: AnyMethodDefinition[];
+  private readonly errorList: OwnedError[];
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
   private readonly started: Plugin[] = [];
@@ -72,6 +73,7 @@ export class Rpc {
     );
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
+    this.errorList = resolved.errors;
     const { limits, rateLimit } = this.options;
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,
@@ -224,6 +226,8 @@ export class Rpc {
     return (this.document ??= buildOpenRpcDocument(
       this.options.info,
       this.methodList.filter((m) => m.name !== 'rpc.discover'),
+      this.errorList,
+      (method) => this.plugins.find((p) => p.methods?.includes(method))?.errors ?? [],
     ));
   }
 

@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError } from '@rollup-router/core';
+import { StatusesError } from './errors.js';
 import type { SignatureStatus } from './status.js';
 import type { UpstreamAnswer, UpstreamContext } from './upstream/resolver.js';
 
@@ -58,7 +59,7 @@ export class Coalescer {
     for (const [signature, batch] of batchOf) {
       const answer = answers.get(batch)!;
       const status = answer.statuses.get(signature);
-      if (status === undefined) throw answer.error ?? RpcError.of(ErrorCode.NO_UPSTREAM);
+      if (status === undefined) throw answer.error ?? RpcError.from(StatusesError.NO_UPSTREAM);
       statuses.set(signature, status);
     }
     const contexts = [...answers.values()].flatMap((a) => (a.context ? [a.context] : []));

@@ -1,6 +1,7 @@
 import { definePlugin, type Plugin, type PluginContext } from '@rollup-router/core';
 import { Affinity } from './affinity.js';
 import { Coalescer } from './coalescer.js';
+import { StatusesError } from './errors.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import { lookupStatuses, type ChainDeps, type LookupOptions } from './lookup.js';
 import { MemoryCache } from './memory-cache.js';
@@ -150,6 +151,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     name: 'signature-statuses' as const,
     options: json,
     methods: [getSignatureStatusesMethod(answer)],
+    errors: Object.values(StatusesError),
     track: (signature: string, upstreamUrl: string) => affinity.track(signature, upstreamUrl),
     lookup,
     get store() {

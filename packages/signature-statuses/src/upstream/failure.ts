@@ -1,4 +1,5 @@
-import { ErrorCode, RpcError, type RpcErrorObject } from '@rollup-router/core';
+import { RpcError, type DeclaredError, type RpcErrorObject } from '@rollup-router/core';
+import { StatusesError } from '../errors.js';
 import type { UpstreamFailureKind } from './call-upstream.js';
 
 /** One upstream that could not answer, as reported in logs and in the error's `data`. */
@@ -11,11 +12,11 @@ export interface UpstreamFailure {
   readonly error?: RpcErrorObject;
 }
 
-const CODE_OF: Readonly<Record<UpstreamFailureKind, (typeof ErrorCode)[keyof typeof ErrorCode]>> = {
-  bad_response: ErrorCode.UPSTREAM_BAD_RESPONSE,
-  timeout: ErrorCode.UPSTREAM_TIMEOUT,
-  aborted: ErrorCode.UPSTREAM_TIMEOUT,
-  unreachable: ErrorCode.UPSTREAM_UNREACHABLE,
+const CODE_OF: Readonly<Record<UpstreamFailureKind, DeclaredError>> = {
+  bad_response: StatusesError.UPSTREAM_BAD_RESPONSE,
+  timeout: StatusesError.UPSTREAM_TIMEOUT,
+  aborted: StatusesError.UPSTREAM_TIMEOUT,
+  unreachable: StatusesError.UPSTREAM_UNREACHABLE,
 };
 
 /**
@@ -24,7 +25,7 @@ const CODE_OF: Readonly<Record<UpstreamFailureKind, (typeof ErrorCode)[keyof typ
  * a bad answer, then a timeout, then no connection at all.
  */
 export function failureError(failures: readonly UpstreamFailure[]): RpcError {
-  if (failures.length === 0) return RpcError.of(ErrorCode.NO_UPSTREAM);
+  if (failures.length === 0) return RpcError.from(StatusesError.NO_UPSTREAM);
   const passed = failures.find((f) => f.error !== undefined)?.error;
   if (passed) return new RpcError(passed.code, passed.message, passed.data);
   const kinds = new Set(failures.map((f) => f.cause));
@@ -35,7 +36,7 @@ export function failureError(failures: readonly UpstreamFailure[]): RpcError {
       : kinds.has('aborted')
         ? 'aborted'
         : 'unreachable';
-  return RpcError.of(CODE_OF[kind], {
+  return RpcError.from(CODE_OF[kind], {
     upstreams: failures.map(({ url, cause, detail }) => ({ url, cause, detail })),
   });
 }
