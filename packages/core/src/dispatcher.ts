@@ -1,6 +1,6 @@
 import { Call, type CallScope } from './call-context.js';
 import { ErrorCode } from './codes.js';
-import { errorJson, successJson, type EnvelopeStyle } from './envelope.js';
+import { errorJson, successJson } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
 import { hasUnechoableId, idJson, type ExactIds } from './json.js';
@@ -18,12 +18,15 @@ export interface CallEvent {
   readonly notification: boolean;
 }
 
-export interface DispatchTarget {
-  /** Set on a path-style endpoint: the body's method must equal it. */
-  readonly pathMethod: string | undefined;
-  readonly envelope: EnvelopeStyle;
-  /** Set when the path names no method: the call is answered -32601 (HTTP 404 over HTTP). */
-  readonly unknownMethod?: boolean;
+/**
+ * What a transport asks of the dispatcher for one message, in the dispatcher's terms:
+ * it knows no URL. (Over HTTP, a path-style endpoint sets both; the root neither.)
+ */
+export interface DispatchPolicy {
+  /** When set, every call's method must be this one; another is -32600 naming both. */
+  readonly onlyMethod: string | undefined;
+  /** Successes of methods that declare it (`errorNullOnPathStyle`) carry `"error": null`. */
+  readonly errorNullWhereDeclared: boolean;
 }
 
 interface CompiledMethod {
@@ -111,11 +114,11 @@ export class Dispatcher {
    */
   async dispatch(
     body: unknown,
-    target: DispatchTarget,
+    policy: DispatchPolicy,
     scope: CallScope,
     exactIds?: ExactIds,
   ): Promise<string | undefined> {
-    if (!Array.isArray(body)) return this.call(body, target, scope, exactIds);
+    if (!Array.isArray(body)) return this.call(body, policy, scope, exactIds);
     if (body.length === 0) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
     }
@@ -127,7 +130,7 @@ export class Dispatcher {
         `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
       );
     }
-    const answers = await Promise.all(body.map((call) => this.call(call, target, scope, exactIds)));
+    const answers = await Promise.all(body.map((call) => this.call(call, policy, scope, exactIds)));
     const owed = answers.filter((a): a is string => a !== undefined);
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
@@ -150,7 +153,7 @@ export class Dispatcher {
 
   private async call(
     call: unknown,
-    target: DispatchTarget,
+    policy: DispatchPolicy,
     scope: CallScope,
     exactIds: ExactIds | undefined,
   ): Promise<string | undefined> {
@@ -176,21 +179,20 @@ export class Dispatcher {
     let code = 0;
     let answer: string;
     try {
-      if (target.pathMethod !== undefined && name !== target.pathMethod) {
+      if (policy.onlyMethod !== undefined && name !== policy.onlyMethod) {
         throw new RpcError(
           ErrorCode.INVALID_REQUEST,
           undefined,
-          `method "${name}" in the body does not match "${target.pathMethod}" in the path`,
+          `method "${name}" in the body does not match "${policy.onlyMethod}" in the path`,
         );
       }
       const method = this.methods.get(name);
       if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
       const result = await this.invoke(method, call.params, scope, started);
-      // Only path-style targets carry the specification's envelope; the root is always strict.
       answer = successJson(
         id,
         result,
-        target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true,
+        policy.errorNullWhereDeclared && method.definition.errorNullOnPathStyle === true,
       );
     } catch (err) {
       const error = this.toErrorObject(err, scope, name);

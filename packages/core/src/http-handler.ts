@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call-context.js';
 import type { Cors } from './cors.js';
-import type { DispatchTarget, Dispatcher } from './dispatcher.js';
+import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
 import { RpcError } from './errors.js';
 import { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
@@ -29,6 +29,19 @@ export interface MountOptions {
   /** Envelope of path-style successes. Default 'specification' (`"error": null` where the method declares it). */
   readonly pathStyleEnvelope?: EnvelopeStyle;
 }
+
+/**
+ * An RPC endpoint below a mount. The HTTP layer decides envelopes from URL path styles and
+ * hands the dispatcher only its policy.
+ */
+export interface DispatchTarget {
+  /** The dispatcher's policy: the root's, or a path-style endpoint's. */
+  readonly policy: DispatchPolicy;
+  /** Set when the path names no method: the call is answered -32601 with HTTP 404. */
+  readonly unknownMethod?: boolean;
+}
+
+const ROOT: DispatchTarget = { policy: { onlyMethod: undefined, errorNullWhereDeclared: false } };
 
 export interface HttpPolicy {
   readonly maxBodyBytes: number;
@@ -71,15 +84,16 @@ export class HttpHandler {
    */
   anyTarget(path: string, mount: MountOptions): DispatchTarget | undefined {
     if (path === '/' || path === '') {
-      return mount.root === false ? undefined : { pathMethod: undefined, envelope: 'strict' };
+      return mount.root === false ? undefined : ROOT;
     }
     if (mount.pathStyle === false) return undefined;
     const name = decodePath(path.slice(1));
     if (name === undefined) return undefined;
-    const envelope = mount.pathStyleEnvelope ?? 'specification';
-    if (this.dispatcher.has(name)) return { pathMethod: name, envelope };
+    // Only path-style endpoints may carry the specification's envelope; the root is always strict.
+    const policy = { onlyMethod: name, errorNullWhereDeclared: envelopeOf(mount) === 'specification' };
+    if (this.dispatcher.has(name)) return { policy };
     // Only one segment is claimed: deeper paths stay the host's.
-    return path.indexOf('/', 1) < 0 ? { pathMethod: name, envelope, unknownMethod: true } : undefined;
+    return path.indexOf('/', 1) < 0 ? { policy, unknownMethod: true } : undefined;
   }
 
   async handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
@@ -113,7 +127,7 @@ export class HttpHandler {
 
     const answer = await this.dispatcher.dispatch(
       body,
-      target,
+      target.policy,
       scope,
       parsed?.ok ? parsed.exactIds : undefined,
     );
@@ -225,6 +239,8 @@ function closeIf(overLimit: boolean, headers: Record<string, string>, reply: Htt
   headers['connection'] = 'close';
   return { ...reply, lingerBeforeClose: true };
 }
+
+const envelopeOf = (mount: MountOptions): EnvelopeStyle => mount.pathStyleEnvelope ?? 'specification';
 
 function decodePath(segment: string): string | undefined {
   try {

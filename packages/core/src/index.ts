@@ -16,11 +16,11 @@ export { defineErrors, definePlugin, type DeclaredError, type Plugin, type Plugi
 export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, validateOptions, type Validator } from './validation.js';
 export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
-export type { CallEvent, DispatchTarget } from './dispatcher.js';
+export type { CallEvent, DispatchPolicy } from './dispatcher.js';
 export type { EnvelopeStyle } from './envelope.js';
 export type { HttpExchange, HttpReply } from './exchange.js';
 export { BODY_TOO_LARGE } from './exchange.js';
-export type { MountOptions } from './http-handler.js';
+export type { DispatchTarget, MountOptions } from './http-handler.js';
 export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
 export { createLogger, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';

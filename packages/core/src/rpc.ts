@@ -6,12 +6,12 @@ import type { CallScope } from './call-context.js';
 import type { CallOrigin } from './context.js';
 import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
-import { Dispatcher, type CallEvent, type DispatchTarget } from './dispatcher.js';
+import { Dispatcher, type CallEvent, type DispatchPolicy } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import { coreOptionsSchema, type CoreOptions } from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
-import { HttpHandler, type MountOptions } from './http-handler.js';
+import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
 import { parseBody } from './json.js';
 import { createLogger } from './logger.js';
@@ -251,7 +251,7 @@ export interface DispatchScope {
   readonly signal?: AbortSignal;
 }
 
-const ROOT: DispatchTarget = { pathMethod: undefined, envelope: 'strict' };
+const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };
 const NEVER_ABORTED = new AbortController().signal;
 
 export function createRpc(options: RpcOptions = {}): Rpc {
