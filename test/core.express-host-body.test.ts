@@ -124,3 +124,28 @@ describe('node:http listener, a POST to a path naming no method', () => {
     expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":99}');
   });
 });
+
+describe('Express without a host parser, a body fully received before the router runs', () => {
+  let server: Listening;
+  before(async () => {
+    const app = express();
+    // Waits until the whole body has arrived (req.complete) without reading it.
+    app.use((req, _res, next) => {
+      const check = () => (req.complete ? next() : setTimeout(check, 5));
+      check();
+    });
+    app.use('/rpc', expressRpc(buildRpc()));
+    server = await listen(app);
+  });
+  after(() => server.close());
+
+  it('is read by the router, not taken for a consumed stream', async () => {
+    expect((await post(`${server.url}/rpc`, CALL)).text).to.equal(ANSWER);
+  });
+
+  it('an empty body is a parse error, not a consumed stream', async () => {
+    const r = await post(`${server.url}/rpc`, '');
+    expect(r.status).to.equal(200);
+    expect(JSON.parse(r.text).error.code).to.equal(-32700);
+  });
+});

@@ -65,7 +65,9 @@ export function expressRpc(rpc: Rpc, mount: MountOptions = {}): [RequestHandler,
  */
 function hostBody(req: Request): { parsed: unknown; body: (limit: number) => Promise<BodyText> } {
   const read = (limit: number) => readRequestBody(req, limit);
-  if (!(req.readableEnded || req.complete)) return { parsed: undefined, body: read };
+  // `complete` alone is no sign: a small body may be fully received and still unread.
+  const consumed = req.readableEnded || (req.complete && req.readableDidRead);
+  if (!consumed) return { parsed: undefined, body: read };
   const value = req.body as unknown;
   if (typeof value === 'string') return { parsed: undefined, body: () => Promise.resolve(value) };
   if (Buffer.isBuffer(value))
