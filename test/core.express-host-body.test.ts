@@ -98,6 +98,18 @@ describe('Express host middleware that already read the body', () => {
     expect(JSON.parse(r.text).error.data).to.match(/host's body parser.*mount the router before/);
   });
 
+  it('with express.json() first, an id beyond 2^53 is refused with -32600 naming the fix, never rounded', async () => {
+    const s = await host(express.json());
+    const r = await post(
+      `${s.url}/rpc`,
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"double","params":[1]}',
+    );
+    const body = JSON.parse(r.text);
+    expect(body.error.code).to.equal(-32600);
+    expect(body.error.data.message).to.include('mount it before any body parser');
+    expect(body.id).to.equal(null);
+  });
+
   it('with the router mounted before the host parser, its own limit applies and big ids are echoed exactly', async () => {
     const app = express();
     app.use('/rpc', expressRpc(buildRpc()));

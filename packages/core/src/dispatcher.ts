@@ -42,6 +42,10 @@ export interface DispatcherOptions {
   readonly validateResults: boolean;
 }
 
+// Such an id is echoed exactly only from its source text, which a host's body parser never keeps.
+const UNECHOABLE_ID =
+  'a number id beyond 2^53 must be a plain integer read by the router itself (mount it before any body parser)';
+
 const validateRequest = compileSchema<JsonrpcRequest>(jsonrpcRequestSchema);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -170,7 +174,7 @@ export class Dispatcher {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, {
         path: '/id',
         rule: 'type',
-        message: 'a number id must be a plain integer',
+        message: UNECHOABLE_ID,
       });
     }
     const notification = !Object.hasOwn(call, 'id');
