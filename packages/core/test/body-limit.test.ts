@@ -91,6 +91,24 @@ describe('a body over the limit', () => {
     }
     expect((await post(server.url, CALL)).text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
   });
+
+  it('gets its 413 through fetch (undici) too, on every one of 20 uploads of 10 MB', async () => {
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 20; i++) {
+      try {
+        const r = await fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: UPLOAD,
+        });
+        await r.text();
+        statuses.push(r.status);
+      } catch (err) {
+        statuses.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+      }
+    }
+    expect(statuses).to.deep.equal(Array.from({ length: 20 }, () => 413));
+  });
 });
 
 describe('a client that goes away mid-body', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
-import { listen, memoryLog, post, type Listening } from '../../../test/support/http.js';
+import { listen, memoryLog, post, waitFor, type Listening } from '../../../test/support/http.js';
 
 // Shaped like an upstream-bound method: it hands ctx.signal to its I/O.
 const touchesSignal = defineMethod<[], boolean>({
@@ -58,5 +58,41 @@ describe('observers are guarded', () => {
     const observed = log.lines.filter((l) => l.msg === 'an observer threw; ignored');
     expect(observed.length).to.be.greaterThanOrEqual(3);
     expect(observed[0]!.observer).to.equal('onCall');
+  });
+});
+
+describe('the client going away', () => {
+  it("aborts every call's ctx.signal in its batch, through the request's one signal", async () => {
+    const reasons: string[] = [];
+    let started = 0;
+    const waitsForAbort = defineMethod<[], string>({
+      name: 'waitsForAbort',
+      handler: (_params, ctx) =>
+        new Promise((resolve) => {
+          started++;
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(String((ctx.signal.reason as Error).message));
+            resolve('aborted');
+          });
+        }),
+    });
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [waitsForAbort] });
+    const server = await listen(createNodeListener(rpc));
+    try {
+      const client = new AbortController();
+      const pending = fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: batchOf(3, 'waitsForAbort'),
+        signal: client.signal,
+      }).catch(() => undefined);
+      await waitFor(() => started === 3, 'the three calls to start');
+      client.abort();
+      await pending;
+      await waitFor(() => reasons.length === 3, 'the three signals to abort');
+      expect(reasons).to.deep.equal(['client disconnected', 'client disconnected', 'client disconnected']);
+    } finally {
+      await server.close();
+    }
   });
 });
