@@ -58,8 +58,19 @@ describe('mounted in an existing Express 5 app', () => {
   });
 
   it('passes paths that are not its endpoints on to the host', async () => {
-    const r = await post(`${server.url}/rpc/notAMethod`, '{}');
-    expect(r.status).to.equal(404); // Express's own final handler
+    const deeper = await post(`${server.url}/rpc/not/an/endpoint`, '{}');
+    expect(deeper.status).to.equal(404);
+    expect(deeper.text).to.include('Cannot POST'); // Express's own final handler
+  });
+
+  it('answers a POST to a path naming no method as JSON-RPC -32601 with the request id', async () => {
+    const r = await post(`${server.url}/rpc/nope`, '{"jsonrpc":"2.0","id":"abc","method":"nope"}');
+    expect(r.status).to.equal(404);
+    expect(r.headers['content-type']).to.match(/^application\/json/);
+    expect(r.headers['x-request-id']).to.be.a('string');
+    expect(r.text).to.equal(
+      '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"abc"}',
+    );
   });
 
   it("answers malformed JSON on its endpoints itself, never through the host's error handler", async () => {

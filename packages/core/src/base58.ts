@@ -3,12 +3,24 @@ const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 
 /**
- * How many bytes base58 text decodes to, or -1 when it is not base58. Validation only
+ * The longest text measured. The magnitude's work grows with the square of the length,
+ * so unbounded text is a denial of service (a 1 MiB string took 54 s); no Solana value is
+ * near this (signatures are at most 88 characters, public keys 44).
+ */
+export const MAX_BASE58_TEXT = 256;
+
+/** The most characters base58 text of `bytes` bytes can have: 88 for 64, 44 for 32 (Agave's bounds). */
+export const maxBase58Length = (bytes: number): number => Math.ceil((bytes * Math.log(256)) / Math.log(58));
+
+/**
+ * How many bytes base58 text decodes to, or -1 when it is not base58 or is longer than
+ * MAX_BASE58_TEXT (refused before any work, whatever its length). Validation only
  * needs the length, and a full decode (base-x's byte-by-byte long multiplication) costs
  * six times more: 256 signatures per call made it the hot path's largest cost. Leading
  * '1's are zero bytes; the rest is a base-58 number whose magnitude gives the length.
  */
 export function base58DecodedLength(text: string): number {
+  if (text.length > MAX_BASE58_TEXT) return -1;
   let zeros = 0;
   while (zeros < text.length && text.charCodeAt(zeros) === 49) zeros++;
   let value = 0n;

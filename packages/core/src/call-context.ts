@@ -6,13 +6,14 @@ export interface CallScope {
   readonly requestId: string;
   readonly origin: CallOrigin;
   readonly log: Logger;
-  /** Registers a listener for the client going away before its answer was sent. */
-  onClientGone(listener: () => void): void;
+  /** Aborts when the client goes away before its answer was sent; one per request, shared by its calls. */
+  readonly clientGone: AbortSignal;
 }
 
 export class Call implements CallContext {
   private childLog: Logger | undefined;
-  private controller: AbortController | undefined;
+  private deadlineController: AbortController | undefined;
+  private combined: AbortSignal | undefined;
   private expired = false;
 
   constructor(
@@ -34,17 +35,19 @@ export class Call implements CallContext {
   }
 
   get signal(): AbortSignal {
-    if (!this.controller) {
-      const controller = (this.controller = new AbortController());
-      if (this.expired) controller.abort(new Error('deadline exceeded'));
-      else this.scope.onClientGone(() => controller.abort(new Error('client disconnected')));
+    if (!this.combined) {
+      const deadline = (this.deadlineController = new AbortController());
+      if (this.expired) deadline.abort(new Error('deadline exceeded'));
+      // AbortSignal.any follows its sources without adding listeners to the response,
+      // so a batch of calls shares the request's one.
+      this.combined = AbortSignal.any([this.scope.clientGone, deadline.signal]);
     }
-    return this.controller.signal;
+    return this.combined;
   }
 
   /** The deadline passed: whoever listens on the signal stops working for nobody. */
   expire(): void {
     this.expired = true;
-    this.controller?.abort(new Error('deadline exceeded'));
+    this.deadlineController?.abort(new Error('deadline exceeded'));
   }
 }

@@ -1,10 +1,13 @@
 import type { AnyMethodDefinition, Schema } from './method.js';
+import type { OwnedError } from './plugin-graph.js';
 
 /** An OpenRPC 1.x document, as rpc.discover returns it. */
 export interface OpenRpcDocument {
   openrpc: string;
   info: { title: string; version: string };
   methods: OpenRpcMethod[];
+  /** Every error code the service answers with: JSON-RPC's, the core's and each plugin's. */
+  'x-errors': OwnedError[];
 }
 
 export interface OpenRpcContentDescriptor {
@@ -20,6 +23,8 @@ export interface OpenRpcMethod {
   paramStructure: 'by-position' | 'by-name' | 'either';
   params: OpenRpcContentDescriptor[];
   result: OpenRpcContentDescriptor;
+  /** The codes its plugin declared (JSON-RPC's and the core's apply to every method). */
+  errors?: { code: number; message: string }[];
 }
 
 type SchemaObject = Readonly<Record<string, unknown>>;
@@ -67,16 +72,20 @@ function describeParams(method: AnyMethodDefinition): Pick<OpenRpcMethod, 'param
 export function buildOpenRpcDocument(
   info: { title: string; version: string },
   methods: Iterable<AnyMethodDefinition>,
+  errors: readonly OwnedError[],
+  errorsOf: (method: AnyMethodDefinition) => readonly { code: number; message: string }[],
 ): OpenRpcDocument {
   const out: OpenRpcMethod[] = [];
   for (const m of methods) {
+    const own = errorsOf(m).map(({ code, message }) => ({ code, message }));
     out.push({
       name: m.name,
       ...(m.summary === undefined ? {} : { summary: m.summary }),
       ...(m.description === undefined ? {} : { description: m.description }),
       ...describeParams(m),
       result: { name: `${m.name}Result`, schema: m.result ?? true },
+      ...(own.length === 0 ? {} : { errors: own }),
     });
   }
-  return { openrpc: '1.2.6', info, methods: out };
+  return { openrpc: '1.2.6', info, methods: out, 'x-errors': [...errors] };
 }

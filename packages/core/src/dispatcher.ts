@@ -1,10 +1,11 @@
 import { Call, type CallScope } from './call-context.js';
 import { ErrorCode } from './codes.js';
-import { errorJson, successJson, type EnvelopeStyle } from './envelope.js';
+import { errorJson, successJson } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
-import { hasUnechoableId, idJson } from './json.js';
+import { hasUnechoableId, idJson, type ExactIds } from './json.js';
 import type { AnyMethodDefinition } from './method.js';
+import { emitGuarded } from './observers.js';
 import { RawJson } from './raw-json.js';
 import { compileSchema, type Validator } from './validation.js';
 
@@ -17,10 +18,15 @@ export interface CallEvent {
   readonly notification: boolean;
 }
 
-export interface DispatchTarget {
-  /** Set on a path-style endpoint: the body's method must equal it. */
-  readonly pathMethod: string | undefined;
-  readonly envelope: EnvelopeStyle;
+/**
+ * What a transport asks of the dispatcher for one message, in the dispatcher's terms:
+ * it knows no URL. (Over HTTP, a path-style endpoint sets both; the root neither.)
+ */
+export interface DispatchPolicy {
+  /** When set, every call's method must be this one; another is -32600 naming both. */
+  readonly onlyMethod: string | undefined;
+  /** Successes of methods that declare it (`errorNullOnPathStyle`) carry `"error": null`. */
+  readonly errorNullWhereDeclared: boolean;
 }
 
 interface CompiledMethod {
@@ -36,20 +42,37 @@ export interface DispatcherOptions {
   readonly validateResults: boolean;
 }
 
+// Such an id is echoed exactly only from its source text, which a host's body parser never keeps.
+const UNECHOABLE_ID =
+  'a number id beyond 2^53 must be a plain integer read by the router itself (mount it before any body parser)';
+
 const validateRequest = compileSchema<JsonrpcRequest>(jsonrpcRequestSchema);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** An id is echoed on an invalid request only when the id itself is valid. */
-function echoableId(call: unknown): string {
+function echoableId(call: unknown, exactIds: ExactIds | undefined): string {
   if (!isObject(call) || !Object.hasOwn(call, 'id')) return 'null';
   const id = call.id;
   const valid =
     id === null ||
     typeof id === 'string' ||
-    (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call));
-  return valid ? idJson(call, id) : 'null';
+    (typeof id === 'number' && Number.isInteger(id) && !hasUnechoableId(call, exactIds)) ||
+    exactIds?.has(call) === true;
+  return valid ? idJson(call, id, exactIds) : 'null';
+}
+
+/**
+ * Whether a call is a valid request object. A number id recovered from its source text
+ * is valid whatever JSON.parse made of it (Infinity past 309 digits): it is echoed from
+ * that text, so only the rest of the call is checked, on a copy (the rare case).
+ */
+function isValidRequest(call: unknown, exactIds: ExactIds | undefined): call is JsonrpcRequest {
+  if (validateRequest(call)) return true;
+  return (
+    exactIds !== undefined && isObject(call) && exactIds.has(call) && validateRequest({ ...call, id: 0 })
+  );
 }
 
 /**
@@ -89,9 +112,17 @@ export class Dispatcher {
     };
   }
 
-  /** Answers a parsed body: a single call or a batch. */
-  async dispatch(body: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
-    if (!Array.isArray(body)) return this.call(body, target, scope);
+  /**
+   * Answers a parsed body: a single call or a batch. `exactIds` holds the source text of
+   * number ids JSON.parse could not hold exactly (see parseBody).
+   */
+  async dispatch(
+    body: unknown,
+    policy: DispatchPolicy,
+    scope: CallScope,
+    exactIds?: ExactIds,
+  ): Promise<string | undefined> {
+    if (!Array.isArray(body)) return this.call(body, policy, scope, exactIds);
     if (body.length === 0) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
     }
@@ -103,7 +134,7 @@ export class Dispatcher {
         `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
       );
     }
-    const answers = await Promise.all(body.map((call) => this.call(call, target, scope)));
+    const answers = await Promise.all(body.map((call) => this.call(call, policy, scope, exactIds)));
     const owed = answers.filter((a): a is string => a !== undefined);
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
@@ -113,50 +144,59 @@ export class Dispatcher {
     return this.reject('null', ErrorCode.PARSE_ERROR, scope, undefined);
   }
 
+  /** The answer to a request refused before any call was read (its body too large, say); logged and observed. */
+  refuse(scope: CallScope, code: number, data: unknown): string {
+    return this.reject('null', code, scope, data);
+  }
+
   private reject(id: string, code: number, scope: CallScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, '', code, 0, false);
     return errorJson(id, error);
   }
 
-  private async call(call: unknown, target: DispatchTarget, scope: CallScope): Promise<string | undefined> {
+  private async call(
+    call: unknown,
+    policy: DispatchPolicy,
+    scope: CallScope,
+    exactIds: ExactIds | undefined,
+  ): Promise<string | undefined> {
     const started = performance.now();
-    if (!validateRequest(call)) {
+    if (!isValidRequest(call, exactIds)) {
       const f = validateRequest.failure();
-      return this.reject(echoableId(call), ErrorCode.INVALID_REQUEST, scope, {
+      return this.reject(echoableId(call, exactIds), ErrorCode.INVALID_REQUEST, scope, {
         path: f.path,
         rule: f.rule,
         message: f.message,
       });
     }
-    if (hasUnechoableId(call)) {
+    if (hasUnechoableId(call, exactIds)) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, {
         path: '/id',
         rule: 'type',
-        message: 'a number id must be a plain integer',
+        message: UNECHOABLE_ID,
       });
     }
     const notification = !Object.hasOwn(call, 'id');
-    const id = notification ? 'null' : idJson(call, call.id);
+    const id = notification ? 'null' : idJson(call, call.id, exactIds);
     const name = call.method;
     let code = 0;
     let answer: string;
     try {
-      if (target.pathMethod !== undefined && name !== target.pathMethod) {
+      if (policy.onlyMethod !== undefined && name !== policy.onlyMethod) {
         throw new RpcError(
           ErrorCode.INVALID_REQUEST,
           undefined,
-          `method "${name}" in the body does not match "${target.pathMethod}" in the path`,
+          `method "${name}" in the body does not match "${policy.onlyMethod}" in the path`,
         );
       }
       const method = this.methods.get(name);
       if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
       const result = await this.invoke(method, call.params, scope, started);
-      // Only path-style targets carry the specification's envelope; the root is always strict.
       answer = successJson(
         id,
         result,
-        target.envelope === 'specification' && method.definition.errorNullOnPathStyle === true,
+        policy.errorNullWhereDeclared && method.definition.errorNullOnPathStyle === true,
       );
     } catch (err) {
       const error = this.toErrorObject(err, scope, name);
@@ -240,7 +280,7 @@ export class Dispatcher {
     scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
     if (this.listeners.length > 0) {
       const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
-      for (const l of this.listeners) l(event);
+      emitGuarded(this.listeners, event, scope.log, 'onCall');
     }
   }
 }

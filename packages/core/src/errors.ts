@@ -1,4 +1,5 @@
 import { ErrorInfo, type ErrorCodeValue } from './codes.js';
+import type { DeclaredError } from './plugin.js';
 
 /** The JSON-RPC error object as it goes on the wire. */
 export interface RpcErrorObject {
@@ -25,6 +26,11 @@ export class RpcError extends Error {
   /** Builds an error from the codes table with its standard message. */
   static of(code: ErrorCodeValue, data?: unknown): RpcError {
     return new RpcError(code, ErrorInfo[code].message, data);
+  }
+
+  /** Builds an error from a plugin's declared code, with its declared message. */
+  static from(declared: DeclaredError, data?: unknown): RpcError {
+    return new RpcError(declared.code, declared.message, data);
   }
 
   toJSON(): RpcErrorObject {

@@ -1,12 +1,21 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call-context.js';
-import { ErrorCode, ErrorInfo, type ErrorCodeValue } from './codes.js';
 import type { Cors } from './cors.js';
-import type { DispatchTarget, Dispatcher } from './dispatcher.js';
+import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
 import { RpcError } from './errors.js';
-import { BODY_TOO_LARGE, type HttpExchange, type HttpReply } from './exchange.js';
+import { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
+import {
+  BODY_CONSUMED,
+  BODY_TOO_LARGE,
+  CLIENT_GONE,
+  HOST_BODY_TOO_LARGE,
+  HOST_BODY_UNPARSABLE,
+  type BodyText,
+  type HttpExchange,
+  type HttpReply,
+} from './exchange.js';
 import { parseBody } from './json.js';
 import type { RateLimit } from './rate-limit.js';
 import { requestIdOf } from './request-id.js';
@@ -20,6 +29,19 @@ export interface MountOptions {
   /** Envelope of path-style successes. Default 'specification' (`"error": null` where the method declares it). */
   readonly pathStyleEnvelope?: EnvelopeStyle;
 }
+
+/**
+ * An RPC endpoint below a mount. The HTTP layer decides envelopes from URL path styles and
+ * hands the dispatcher only its policy.
+ */
+export interface DispatchTarget {
+  /** The dispatcher's policy: the root's, or a path-style endpoint's. */
+  readonly policy: DispatchPolicy;
+  /** Set when the path names no method: the call is answered -32601 with HTTP 404. */
+  readonly unknownMethod?: boolean;
+}
+
+const ROOT: DispatchTarget = { policy: { onlyMethod: undefined, errorNullWhereDeclared: false } };
 
 export interface HttpPolicy {
   readonly maxBodyBytes: number;
@@ -52,13 +74,26 @@ export class HttpHandler {
 
   /** The dispatch target for a path below the mount, or undefined when the path is not an RPC endpoint. */
   target(path: string, mount: MountOptions): DispatchTarget | undefined {
+    const target = this.anyTarget(path, mount);
+    return target?.unknownMethod === true ? undefined : target;
+  }
+
+  /**
+   * Like `target`, but a path-style path naming no method is one too: a POST there is
+   * answered -32601 with the request's id (HTTP 404), not left to a host's HTML 404.
+   */
+  anyTarget(path: string, mount: MountOptions): DispatchTarget | undefined {
     if (path === '/' || path === '') {
-      return mount.root === false ? undefined : { pathMethod: undefined, envelope: 'strict' };
+      return mount.root === false ? undefined : ROOT;
     }
     if (mount.pathStyle === false) return undefined;
     const name = decodePath(path.slice(1));
-    if (name === undefined || !this.dispatcher.has(name)) return undefined;
-    return { pathMethod: name, envelope: mount.pathStyleEnvelope ?? 'specification' };
+    if (name === undefined) return undefined;
+    // Only path-style endpoints may carry the specification's envelope; the root is always strict.
+    const policy = { onlyMethod: name, errorNullWhereDeclared: envelopeOf(mount) === 'specification' };
+    if (this.dispatcher.has(name)) return { policy };
+    // Only one segment is claimed: deeper paths stay the host's.
+    return path.indexOf('/', 1) < 0 ? { policy, unknownMethod: true } : undefined;
   }
 
   async handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
@@ -66,6 +101,42 @@ export class HttpHandler {
     // Security headers are the host's call (the reference server sets them): each header
     // costs Node a validation per reply on the hot path.
     const headers: Record<string, string> = { 'x-request-id': requestId };
+    const refused = this.refuseByHeaders(ex, headers);
+    if (refused !== undefined) return refused;
+
+    const scope = requestScope(ex, requestId, this.log);
+    const text = ex.parsedBody === undefined ? await this.bodyText(ex) : undefined;
+    if (text === CLIENT_GONE) {
+      // A client going away is not a server error: no stack, not above debug.
+      this.log.debug({ reqId: requestId }, 'client went away before its body was complete');
+      return fail('INCOMPLETE_BODY', headers, 'incomplete body');
+    }
+    const parsed = typeof text === 'string' ? parseBody(text) : undefined;
+    const body = text === undefined ? ex.parsedBody : parsed?.ok ? parsed.value : undefined;
+    const overLimit = text === BODY_TOO_LARGE || text === HOST_BODY_TOO_LARGE;
+    // Every request is charged, whatever its body: garbage must not be free.
+    const limited = this.policy.rateLimit
+      ? await this.rateLimited(this.policy.rateLimit, ex, Array.isArray(body) ? Math.max(1, body.length) : 1)
+      : undefined;
+    if (limited !== undefined) {
+      headers['retry-after'] = String(limited);
+      return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
+    }
+    if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
+    if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
+
+    const answer = await this.dispatcher.dispatch(
+      body,
+      target.policy,
+      scope,
+      parsed?.ok ? parsed.exactIds : undefined,
+    );
+    const status = getHttpStatusCode(target.unknownMethod === true ? 'NO_SUCH_PATH' : undefined);
+    return answer === undefined ? { status: 204, headers, body: undefined } : json(status, headers, answer);
+  }
+
+  /** The HTTP rules decided by the method and headers alone, before any body is read. */
+  private refuseByHeaders(ex: HttpExchange, headers: Record<string, string>): HttpReply | undefined {
     const origin = ex.header('origin');
     if (ex.method === 'OPTIONS') {
       this.policy.cors.preflight(headers, origin, ex.header('access-control-request-headers'));
@@ -74,68 +145,60 @@ export class HttpHandler {
     this.policy.cors.apply(headers, origin);
     if (ex.method !== 'POST') {
       headers['allow'] = ALLOW;
-      return fail(
-        405,
-        headers,
-        ErrorCode.INVALID_REQUEST,
-        `HTTP method ${ex.method} is not allowed; use POST`,
-      );
+      return fail('METHOD_NOT_ALLOWED', headers, `HTTP method ${ex.method} is not allowed; use POST`);
     }
     if (this.draining) {
       headers['connection'] = 'close';
-      return fail(ErrorInfo[ErrorCode.SHUTTING_DOWN].httpStatus, headers, ErrorCode.SHUTTING_DOWN);
+      return fail('SHUTTING_DOWN', headers);
     }
     const contentType = ex.header('content-type');
     if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-      return fail(415, headers, ErrorCode.PARSE_ERROR, 'Content-Type must be application/json');
+      return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
     }
     if (this.policy.apiKeys.enabled && !this.policy.apiKeys.accepts(ex.header('authorization'), ex.query)) {
       headers['www-authenticate'] = 'Bearer';
-      return fail(401, headers, ErrorCode.UNAUTHORIZED);
+      return fail('UNAUTHORIZED', headers);
     }
+    return undefined;
+  }
 
-    const scope: CallScope = {
-      requestId,
-      origin: { remoteAddress: ex.remoteAddress, headers: ex.headers },
-      log: this.log,
-      onClientGone: (listener) => ex.onClientGone(listener),
-    };
-    let body = ex.parsedBody;
-    if (body === undefined) {
-      const declared = Number(ex.header('content-length'));
-      const text =
-        declared > this.policy.maxBodyBytes ? BODY_TOO_LARGE : await ex.readBody(this.policy.maxBodyBytes);
-      if (text === BODY_TOO_LARGE) {
-        headers['connection'] = 'close';
-        return fail(
-          413,
-          headers,
-          ErrorCode.INVALID_REQUEST,
-          `body is over the limit of ${this.policy.maxBodyBytes} bytes`,
-        );
-      }
-      const parsed = parseBody(text);
-      if (!parsed.ok) return json(200, headers, this.dispatcher.unparsable(scope));
-      body = parsed.value;
+  /** A body that is no text to parse: over a limit, refused by a host parser, or consumed. Logged and observed. */
+  private refuseBody(
+    why: Exclude<BodyText, string | typeof CLIENT_GONE>,
+    headers: Record<string, string>,
+    scope: CallScope,
+  ): HttpReply {
+    if (why === HOST_BODY_UNPARSABLE) return json(200, headers, this.dispatcher.unparsable(scope));
+    if (why === BODY_CONSUMED) {
+      scope.log.error(
+        { reqId: scope.requestId },
+        'host middleware read the request body and left no req.body; mount the router before it',
+      );
+      return refusal(
+        'BODY_CONSUMED',
+        headers,
+        this.dispatcher.refuse(scope, HttpRefusal.BODY_CONSUMED.code, BODY_CONSUMED_DATA),
+      );
     }
+    const data =
+      why === HOST_BODY_TOO_LARGE
+        ? "the host's body parser refused the body as over its own limit; mount the router before the host's body parser to apply the router's limit"
+        : `body is over the limit of ${this.policy.maxBodyBytes} bytes`;
+    const answer = this.dispatcher.refuse(scope, HttpRefusal.BODY_TOO_LARGE.code, data);
+    return closeIf(true, headers, refusal('BODY_TOO_LARGE', headers, answer));
+  }
 
-    if (this.policy.rateLimit) {
-      const limited = await this.rateLimited(ex, body);
-      if (limited !== undefined) {
-        headers['retry-after'] = String(limited);
-        return fail(429, headers, ErrorCode.RATE_LIMITED, { retryAfterSeconds: limited });
-      }
-    }
-
-    const answer = await this.dispatcher.dispatch(body, target, scope);
-    return answer === undefined ? { status: 204, headers, body: undefined } : json(200, headers, answer);
+  /** The body's text, or why there is none; a declared length over the limit is not read. */
+  private bodyText(ex: HttpExchange): Promise<BodyText> {
+    const declared = Number(ex.header('content-length'));
+    return declared > this.policy.maxBodyBytes
+      ? Promise.resolve(BODY_TOO_LARGE)
+      : ex.readBody(this.policy.maxBodyBytes);
   }
 
   /** Seconds to wait when the client is over its budget; a batch costs one point per call. */
-  private async rateLimited(ex: HttpExchange, body: unknown): Promise<number | undefined> {
-    const limit = this.policy.rateLimit!;
+  private async rateLimited(limit: RateLimit, ex: HttpExchange, points: number): Promise<number | undefined> {
     const key = limit.clientKey(ex.remoteAddress, ex.header('x-forwarded-for'));
-    const points = Array.isArray(body) ? Math.max(1, body.length) : 1;
     try {
       const decision = await limit.consume(key, points);
       return decision.allowed ? undefined : decision.retryAfterSeconds;
@@ -146,6 +209,38 @@ export class HttpHandler {
     }
   }
 }
+
+const BODY_CONSUMED_DATA =
+  'the request body was read by middleware before the router and nothing usable was left; mount the router before it';
+
+/**
+ * What every call of one HTTP request shares, the client-gone signal included: one
+ * listener on the response however many calls a batch holds, made on first use.
+ */
+function requestScope(ex: HttpExchange, requestId: string, log: Logger): CallScope {
+  let gone: AbortController | undefined;
+  return {
+    requestId,
+    origin: { remoteAddress: ex.remoteAddress, headers: ex.headers },
+    log,
+    get clientGone(): AbortSignal {
+      if (!gone) {
+        const controller = (gone = new AbortController());
+        ex.onClientGone(() => controller.abort(new Error('client disconnected')));
+      }
+      return gone.signal;
+    },
+  };
+}
+
+/** The body was not read to its end: close the connection after the reply, lingering first. */
+function closeIf(overLimit: boolean, headers: Record<string, string>, reply: HttpReply): HttpReply {
+  if (!overLimit) return reply;
+  headers['connection'] = 'close';
+  return { ...reply, lingerBeforeClose: true };
+}
+
+const envelopeOf = (mount: MountOptions): EnvelopeStyle => mount.pathStyleEnvelope ?? 'specification';
 
 function decodePath(segment: string): string | undefined {
   try {
@@ -160,11 +255,11 @@ function json(status: number, headers: Record<string, string>, body: string): Ht
   return { status, headers, body };
 }
 
-function fail(
-  status: number,
-  headers: Record<string, string>,
-  code: ErrorCodeValue,
-  data?: unknown,
-): HttpReply {
-  return json(status, headers, errorJson('null', RpcError.of(code, data).toJSON()));
+/** A refusal's reply: its HTTP status and JSON-RPC code from the one table, id null. */
+function fail(why: HttpRefusalName, headers: Record<string, string>, data?: unknown): HttpReply {
+  return refusal(why, headers, errorJson('null', RpcError.of(HttpRefusal[why].code, data).toJSON()));
+}
+
+function refusal(why: HttpRefusalName, headers: Record<string, string>, body: string): HttpReply {
+  return json(getHttpStatusCode(why), headers, body);
 }

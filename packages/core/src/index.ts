@@ -22,14 +22,23 @@ export {
   type MethodHandler,
   type Schema,
 } from './method.js';
-export { definePlugin, type Plugin, type PluginContext } from './plugin.js';
+export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
+export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, validateOptions, type Validator } from './validation.js';
-export { createRpc, Rpc, type RpcOptions } from './rpc.js';
-export type { CallEvent, DispatchTarget } from './dispatcher.js';
+export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
+export type { CallEvent, DispatchPolicy } from './dispatcher.js';
 export type { EnvelopeStyle } from './envelope.js';
-export type { HttpExchange, HttpReply } from './exchange.js';
-export { BODY_TOO_LARGE } from './exchange.js';
-export type { MountOptions } from './http-handler.js';
+export type { BodyText, HttpExchange, HttpReply } from './exchange.js';
+export {
+  BODY_CONSUMED,
+  BODY_TOO_LARGE,
+  CLIENT_GONE,
+  HOST_BODY_TOO_LARGE,
+  HOST_BODY_UNPARSABLE,
+} from './exchange.js';
+export type { TrustProxy } from './client-address.js';
+export type { DispatchTarget, MountOptions } from './http-handler.js';
+export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
 export { createLogger, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';

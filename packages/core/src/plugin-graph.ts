@@ -1,14 +1,22 @@
+import { ErrorCode, ErrorInfo } from './codes.js';
 import type { AnyMethodDefinition } from './method.js';
-import type { Plugin } from './plugin.js';
+import type { DeclaredError, Plugin } from './plugin.js';
+
+/** A declared error code with who declared it, as rpc.discover publishes it. */
+export interface OwnedError extends DeclaredError {
+  /** `core` or the plugin's name. */
+  readonly owner: string;
+}
 
 /**
  * Orders plugins so each starts after the plugins it depends on, and refuses a build
- * with a missing dependency, a cycle, a repeated plugin name or two methods of one name.
+ * with a missing dependency, a cycle, a repeated plugin name, two methods of one name or
+ * two declarations of one error code.
  */
 export function resolvePlugins(
   plugins: readonly Plugin[],
   extraMethods: readonly AnyMethodDefinition[],
-): { ordered: Plugin[]; methods: AnyMethodDefinition[] } {
+): { ordered: Plugin[]; methods: AnyMethodDefinition[]; errors: OwnedError[] } {
   const byName = new Map<string, Plugin>();
   for (const p of plugins) {
     if (byName.has(p.name)) throw new Error(`plugin "${p.name}" is registered twice`);
@@ -43,5 +51,30 @@ export function resolvePlugins(
   };
   for (const p of ordered) for (const m of p.methods ?? []) add(m, `plugin "${p.name}"`);
   for (const m of extraMethods) add(m, 'the custom methods');
-  return { ordered, methods };
+  return { ordered, methods, errors: resolveErrors(ordered) };
+}
+
+/** The core's codes and every plugin's, refusing a code declared twice. */
+function resolveErrors(plugins: readonly Plugin[]): OwnedError[] {
+  const errors: OwnedError[] = Object.values(ErrorCode).map((code) => ({
+    code,
+    message: ErrorInfo[code].message,
+    meaning: ErrorInfo[code].when,
+    owner: 'core',
+  }));
+  const byCode = new Map(errors.map((e) => [e.code, e.owner]));
+  for (const p of plugins) {
+    for (const e of p.errors ?? []) {
+      if (!Number.isInteger(e.code))
+        throw new Error(`plugin "${p.name}" declares error code ${e.code}, not an integer`);
+      const previous = byCode.get(e.code);
+      if (previous !== undefined) {
+        const who = previous === 'core' ? 'the core' : `plugin "${previous}"`;
+        throw new Error(`error code ${e.code} is declared by both ${who} and plugin "${p.name}"`);
+      }
+      byCode.set(e.code, p.name);
+      errors.push({ code: e.code, message: e.message, meaning: e.meaning, owner: p.name });
+    }
+  }
+  return errors;
 }

@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { clientAddressOf, type ClientAddressOf, type TrustProxy } from './client-address.js';
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -12,18 +13,18 @@ export interface RateLimitDecision {
  * in instead, with no other change.
  */
 export class RateLimit {
+  /** The budget's key: the client's address, as far as the trusted proxies tell. */
+  readonly clientKey: ClientAddressOf;
+
   constructor(
     private readonly limiter: RateLimiterAbstract,
-    private readonly trustProxy: boolean,
-  ) {}
-
-  static inMemory(points: number, durationSeconds: number, trustProxy: boolean): RateLimit {
-    return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }), trustProxy);
+    trustProxy: TrustProxy,
+  ) {
+    this.clientKey = clientAddressOf(trustProxy);
   }
 
-  clientKey(remoteAddress: string | undefined, forwardedFor: string | undefined): string {
-    if (this.trustProxy && forwardedFor) return forwardedFor.split(',')[0]!.trim();
-    return remoteAddress ?? 'unknown';
+  static inMemory(points: number, durationSeconds: number, trustProxy: TrustProxy): RateLimit {
+    return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }), trustProxy);
   }
 
   async consume(key: string, points: number): Promise<RateLimitDecision> {

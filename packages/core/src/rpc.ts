@@ -1,15 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeys } from './api-keys.js';
+import type { CallScope } from './call-context.js';
+import type { CallOrigin } from './context.js';
 import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
-import { Dispatcher, type CallEvent, type DispatchTarget } from './dispatcher.js';
+import { Dispatcher, type CallEvent, type DispatchPolicy } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import { coreOptionsSchema, type CoreOptions } from './generated/schemas.js';
-import { HttpHandler, type MountOptions } from './http-handler.js';
+import { errorJson } from './envelope.js';
+import { RpcError } from './errors.js';
+import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
+import { getHttpStatusCode, HttpRefusal } from './http-status.js';
+import { parseBody } from './json.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
-import { resolvePlugins } from './plugin-graph.js';
+import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
 import { RateLimit } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
@@ -41,9 +48,15 @@ export class Rpc {
   readonly options: ResolvedCoreOptions;
   private readonly plugins: Plugin[];
   private readonly methodList: AnyMethodDefinition[];
+  private readonly errorList: OwnedError[];
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
   private readonly started: Plugin[] = [];
+  private starting: Promise<void> | undefined;
+  /** True once the plugins started: the hot path checks one flag, not a promise. */
+  private running = false;
+  private stopped = false;
+  private warnedAutoStart = false;
   private document: OpenRpcDocument | undefined;
 
   constructor(options: RpcOptions = {}) {
@@ -60,13 +73,14 @@ export class Rpc {
     );
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
+    this.errorList = resolved.errors;
     const { limits, rateLimit } = this.options;
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,
       callDeadlineMs: limits.callDeadlineMs,
       validateResults: this.options.validateResults,
     });
-    const trustProxy = rateLimit !== false && rateLimit !== undefined && rateLimit.trustProxy === true;
+    const trustProxy = (rateLimit !== false && rateLimit?.trustProxy) || false;
     this.http = new HttpHandler(
       this.dispatcher,
       {
@@ -88,13 +102,31 @@ export class Rpc {
     return this.methodList.map((m) => m.name);
   }
 
-  /** Starts the plugins' background work, dependencies first; on a failure stops what started and rethrows. */
-  async start(): Promise<void> {
+  /**
+   * Starts the plugins' background work, dependencies first; on a failure stops what
+   * started and rethrows. Calling it again while started returns the same promise. An
+   * embedder who forgets it is not left with plugins that answer wrongly: the first call
+   * starts them (logged once at warn).
+   */
+  start(): Promise<void> {
+    this.stopped = false;
+    return (this.starting ??= this.startPlugins().then(
+      () => {
+        this.running = true;
+      },
+      (err: unknown) => {
+        this.starting = undefined;
+        throw err;
+      },
+    ));
+  }
+
+  private async startPlugins(): Promise<void> {
     for (const plugin of this.plugins) {
       try {
         await plugin.start?.({ log: this.logger.child({ plugin: plugin.name }) });
       } catch (err) {
-        await this.stop();
+        await this.stopPlugins();
         throw err;
       }
       this.started.push(plugin);
@@ -103,6 +135,13 @@ export class Rpc {
 
   /** Stops the plugins in reverse start order; one failing to stop does not keep the others running. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.running = false;
+    this.starting = undefined;
+    await this.stopPlugins();
+  }
+
+  private async stopPlugins(): Promise<void> {
     while (this.started.length > 0) {
       const plugin = this.started.pop()!;
       try {
@@ -111,6 +150,18 @@ export class Rpc {
         this.logger.error({ err, plugin: plugin.name }, 'plugin failed to stop');
       }
     }
+  }
+
+  /** Waits for the plugins' start, making it on the first call when nobody called start(). */
+  private async startedForCalls(): Promise<void> {
+    if (this.starting === undefined && !this.stopped) {
+      if (!this.warnedAutoStart && this.plugins.some((p) => p.start !== undefined)) {
+        this.warnedAutoStart = true;
+        this.logger.warn('rpc.start() was not awaited before the first call; starting the plugins now');
+      }
+      void this.start().catch(() => undefined);
+    }
+    await this.starting;
   }
 
   /** Refuses new calls from now on (they get 503 -32053); calls under way finish. */
@@ -123,16 +174,46 @@ export class Rpc {
     return this.http.target(path, mount);
   }
 
+  /**
+   * Like `target`, but a path-style path that names no method is one too: a POST there
+   * is answered -32601 with the request's id (HTTP 404) instead of falling through.
+   */
+  anyTarget(path: string, mount: MountOptions = {}): DispatchTarget | undefined {
+    return this.http.anyTarget(path, mount);
+  }
+
   /** Answers one HTTP request. Never rejects: failures are JSON-RPC errors. */
   handle(exchange: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
-    return this.http.handle(exchange, target).catch((err: unknown) => {
+    const reply = this.running
+      ? this.http.handle(exchange, target)
+      : this.startedForCalls().then(() => this.http.handle(exchange, target));
+    return reply.catch((err: unknown) => {
       this.logger.error({ err }, 'request failed outside any call');
       return {
-        status: 500,
+        status: getHttpStatusCode('UNCAUGHT'),
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}',
+        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON()),
       };
     });
+  }
+
+  /**
+   * Answers one JSON-RPC message from any transport (a WebSocket frame, a queue, a test):
+   * the text of a call or a batch in, the response text out (undefined when nothing is
+   * owed). The root endpoint's rules apply (strict envelope, any method); the HTTP rules
+   * (content type, API keys, rate limits) are the transport's to apply. Never rejects.
+   */
+  async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
+    if (!this.running) await this.startedForCalls();
+    const callScope: CallScope = {
+      requestId: scope.requestId ?? randomUUID(),
+      origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
+      log: this.logger,
+      clientGone: scope.signal ?? NEVER_ABORTED,
+    };
+    const parsed = parseBody(body);
+    if (!parsed.ok) return this.dispatcher.unparsable(callScope);
+    return this.dispatcher.dispatch(parsed.value, ROOT, callScope, parsed.exactIds);
   }
 
   /** Observes every call's outcome (metrics). Returns a function that stops observing. */
@@ -145,6 +226,8 @@ export class Rpc {
     return (this.document ??= buildOpenRpcDocument(
       this.options.info,
       this.methodList.filter((m) => m.name !== 'rpc.discover'),
+      this.errorList,
+      (method) => this.plugins.find((p) => p.methods?.includes(method))?.errors ?? [],
     ));
   }
 
@@ -158,6 +241,18 @@ export class Rpc {
     }) as AnyMethodDefinition;
   }
 }
+
+/** What a transport tells `rpc.dispatch` about the message it carries. */
+export interface DispatchScope {
+  /** Goes into every log line of the message's calls. Default: a fresh UUID. */
+  readonly requestId?: string;
+  readonly origin?: CallOrigin;
+  /** Aborts when the peer goes away (the socket closed): handlers see it through ctx.signal. */
+  readonly signal?: AbortSignal;
+}
+
+const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };
+const NEVER_ABORTED = new AbortController().signal;
 
 export function createRpc(options: RpcOptions = {}): Rpc {
   return new Rpc(options);

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { base58DecodedLength } from './base58.js';
+import { base58DecodedLength, maxBase58Length } from './base58.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
 
@@ -73,7 +73,9 @@ ajv.addKeyword({
   validate: function base58Bytes(this: unknown, size: number, data: string): boolean {
     if (isKnownValid(size, data)) return true;
     const self = base58Bytes as unknown as { errors: Partial<ErrorObject>[] };
-    const length = base58DecodedLength(data);
+    // Over-long text is the wrong size before it is anything else, as in Agave, and is
+    // refused without being measured.
+    const length = data.length > maxBase58Length(size) ? size + 1 : base58DecodedLength(data);
     if (length === -1) {
       self.errors = [
         { keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } },

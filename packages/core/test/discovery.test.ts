@@ -15,6 +15,7 @@ describe('rpc.discover', () => {
     plugins: [
       definePlugin({
         name: 'statuses',
+        errors: [{ code: -32060, message: 'Upstream timeout', meaning: 'every upstream timed out' }],
         methods: [
           defineMethod<[string[]], unknown>({
             name: 'getStatuses',

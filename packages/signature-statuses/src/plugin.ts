@@ -1,5 +1,6 @@
 import { definePlugin, type Plugin, type PluginContext } from '@rollup-router/core';
 import { StatusEvents } from './events.js';
+import { StatusesError } from './errors.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { StatusLayer } from './layer.js';
 import { MemoryCache } from './memory-cache.js';
@@ -52,6 +53,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     options: json,
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
     track: (signature: string, upstreamUrl: string) => directory.track(signature, upstreamUrl),
+    errors: Object.values(StatusesError),
     lookup: async (signatures: readonly string[], o?: LookupOptions) => chain.lookup(signatures, o),
     get store() {
       return store?.store;

@@ -1,10 +1,8 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { ErrorCode } from '../codes.js';
-import { errorJson } from '../envelope.js';
-import { RpcError } from '../errors.js';
+import { BODY_CONSUMED, HOST_BODY_TOO_LARGE, HOST_BODY_UNPARSABLE, type BodyText } from '../exchange.js';
 import type { MountOptions } from '../http-handler.js';
 import type { Rpc } from '../rpc.js';
-import { nodeExchange, splitUrl, writeReply } from './node-exchange.js';
+import { nodeExchange, readRequestBody, splitUrl, writeReply } from './node-exchange.js';
 
 /** What body-parser (behind express.json()) puts on the errors it passes on. */
 interface BodyParserError {
@@ -14,45 +12,66 @@ interface BodyParserError {
 
 /**
  * Mounts the service in an existing Express 5 app: `app.use('/rpc', expressRpc(rpc))`.
- * It answers only its own endpoints and passes everything else on; it reads the body
- * itself unless the host already parsed it (express.json()), changes no app setting,
- * and never hands an error to the host's error handler: even a host parser's failure
- * on one of its endpoints is answered here, as JSON-RPC.
+ * It answers its own endpoints (a POST to `<mount>/<name>` naming no method included:
+ * -32601 with the request's id) and passes everything else on; it reads the body itself
+ * unless the host already did, changes no app setting, and never hands an error to the
+ * host's error handler: even a host parser's failure on one of its endpoints is answered
+ * here, through the same HTTP handler as any call.
  *
  * It is a pair, which `app.use` flattens, because Express passes a pending error only
  * to handlers of four arguments at the level where the error is: a Router mounted by the
  * host would be skipped whole.
  */
 export function expressRpc(rpc: Rpc, mount: MountOptions = {}): [RequestHandler, ErrorRequestHandler] {
+  const targetOf = (req: Request) =>
+    req.method === 'POST' ? rpc.anyTarget(req.path, mount) : rpc.target(req.path, mount);
+  const answer = (
+    req: Request,
+    res: Response,
+    parsed: unknown,
+    body: (limit: number) => Promise<BodyText>,
+  ) => {
+    const target = targetOf(req)!;
+    const { query } = splitUrl(req.url);
+    void rpc
+      .handle(nodeExchange(req, res, req.path, query, parsed, body), target)
+      .then((reply) => writeReply(res, reply));
+  };
   const handle = (req: Request, res: Response, next: NextFunction): void => {
-    const target = rpc.target(req.path, mount);
-    if (target === undefined) {
+    if (targetOf(req) === undefined) {
       next();
       return;
     }
-    // A host parser marks a consumed stream; its result is all that is left of the body.
-    const parsed = req.readableEnded || req.complete ? (req.body as unknown) : undefined;
-    const { query } = splitUrl(req.url);
-    void rpc
-      .handle(nodeExchange(req, res, req.path, query, parsed), target)
-      .then((reply) => writeReply(res, reply));
+    const { parsed, body } = hostBody(req);
+    answer(req, res, parsed, body);
   };
   const answerHostParserErrors = (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     const type = (err as BodyParserError | null)?.type;
-    if (
-      rpc.target(req.path, mount) === undefined ||
-      (type !== 'entity.parse.failed' && type !== 'entity.too.large')
-    ) {
+    if (targetOf(req) === undefined || (type !== 'entity.parse.failed' && type !== 'entity.too.large')) {
       next(err);
       return;
     }
-    const tooLarge = type === 'entity.too.large';
-    const error = RpcError.of(tooLarge ? ErrorCode.INVALID_REQUEST : ErrorCode.PARSE_ERROR);
-    writeReply(res, {
-      status: tooLarge ? 413 : 200,
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: errorJson('null', error.toJSON()),
-    });
+    const refusal = type === 'entity.too.large' ? HOST_BODY_TOO_LARGE : HOST_BODY_UNPARSABLE;
+    answer(req, res, undefined, () => Promise.resolve(refusal));
   };
   return [handle, answerHostParserErrors];
+}
+
+/**
+ * What is left of the body when the request reaches the router. Unread: we read it.
+ * Read by a host parser: its result, parsed by us when it is text or bytes
+ * (express.text(), express.raw()). Read and nothing usable left: said at once, since
+ * waiting for the stream would wait forever.
+ */
+function hostBody(req: Request): { parsed: unknown; body: (limit: number) => Promise<BodyText> } {
+  const read = (limit: number) => readRequestBody(req, limit);
+  // `complete` alone is no sign: a small body may be fully received and still unread.
+  const consumed = req.readableEnded || (req.complete && req.readableDidRead);
+  if (!consumed) return { parsed: undefined, body: read };
+  const value = req.body as unknown;
+  if (typeof value === 'string') return { parsed: undefined, body: () => Promise.resolve(value) };
+  if (Buffer.isBuffer(value))
+    return { parsed: undefined, body: () => Promise.resolve(value.toString('utf8')) };
+  if (value === undefined) return { parsed: undefined, body: () => Promise.resolve(BODY_CONSUMED) };
+  return { parsed: value, body: read };
 }

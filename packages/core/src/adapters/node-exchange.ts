@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BODY_TOO_LARGE, type HttpExchange, type HttpReply } from '../exchange.js';
+import {
+  BODY_TOO_LARGE,
+  CLIENT_GONE,
+  type BodyText,
+  type HttpExchange,
+  type HttpReply,
+} from '../exchange.js';
+import { lingerThenClose } from './linger.js';
 
 /** The exchange over node:http's request and response, which Express's extend. */
 export function nodeExchange(
@@ -8,6 +15,7 @@ export function nodeExchange(
   path: string,
   query: string,
   parsedBody: unknown,
+  readBody: (limit: number) => Promise<BodyText> = (limit) => readRequestBody(req, limit),
 ): HttpExchange {
   return {
     method: req.method ?? 'GET',
@@ -20,7 +28,7 @@ export function nodeExchange(
     },
     remoteAddress: req.socket.remoteAddress,
     parsedBody,
-    readBody: (limit) => readBody(req, limit),
+    readBody,
     onClientGone: (listener) => {
       res.once('close', () => {
         if (!res.writableFinished) listener();
@@ -29,8 +37,8 @@ export function nodeExchange(
   };
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string | typeof BODY_TOO_LARGE> {
-  return new Promise((resolve, reject) => {
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<BodyText> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer): void => {
@@ -50,12 +58,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | typeof 
         chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
       );
     });
-    req.once('error', reject);
+    // A client that aborts mid-body ends the stream with an error or a bare close: either
+    // way it is gone, which is not the server's failure. (A settled promise ignores both.)
+    req.once('error', () => resolve(CLIENT_GONE));
+    req.once('close', () => resolve(CLIENT_GONE));
   });
 }
 
 export function writeReply(res: ServerResponse, reply: HttpReply): void {
   if (res.headersSent || res.destroyed) return;
+  if (reply.lingerBeforeClose === true) lingerThenClose(res);
   if (reply.body === undefined) {
     res.writeHead(reply.status, reply.headers);
     res.end();

@@ -18,15 +18,7 @@ const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not
  */
 export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}): RequestListener {
   const mount = options.mountPath?.replace(/\/+$/, '') ?? '';
-  const fallback =
-    options.fallback ??
-    ((_req: IncomingMessage, res: ServerResponse) => {
-      res.writeHead(404, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': NOT_FOUND.length,
-      });
-      res.end(NOT_FOUND);
-    });
+  const fallback = options.fallback ?? notFound;
   return (req, res) => {
     const { path: fullPath, query } = splitUrl(req.url);
     // `/rpc` mounts `/rpc` and `/rpc/...`, not `/rpcx`.
@@ -37,7 +29,15 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
         : fullPath.startsWith(mount) && (rest === '' || rest[0] === '/')
           ? rest
           : undefined;
-    const target = below === undefined ? undefined : rpc.target(below === '' ? '/' : below, options);
+    const path = below === '' ? '/' : below;
+    // Without a fallback of the host's, a POST naming no method is answered as JSON-RPC
+    // (-32601 with the request's id); with one, the host owns every other path.
+    const target =
+      path === undefined
+        ? undefined
+        : options.fallback === undefined && req.method === 'POST'
+          ? rpc.anyTarget(path, options)
+          : rpc.target(path, options);
     if (target === undefined) {
       fallback(req, res);
       return;
@@ -46,4 +46,12 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
       .handle(nodeExchange(req, res, below!, query, undefined), target)
       .then((reply) => writeReply(res, reply));
   };
+}
+
+function notFound(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(404, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': NOT_FOUND.length,
+  });
+  res.end(NOT_FOUND);
 }

@@ -1,4 +1,5 @@
-import { ErrorCode, RpcError, type RpcErrorObject } from '@rollup-router/core';
+import { RpcError, type DeclaredError, type RpcErrorObject } from '@rollup-router/core';
+import { StatusesError } from '../errors.js';
 import type { UpstreamFailureKind } from './call-upstream.js';
 
 // The plugin's error codes are referred to in this module only.
@@ -13,15 +14,15 @@ export interface UpstreamFailure {
   readonly error?: RpcErrorObject;
 }
 
-const CODE_OF: Readonly<Record<UpstreamFailureKind, (typeof ErrorCode)[keyof typeof ErrorCode]>> = {
-  bad_response: ErrorCode.UPSTREAM_BAD_RESPONSE,
-  timeout: ErrorCode.UPSTREAM_TIMEOUT,
-  aborted: ErrorCode.UPSTREAM_TIMEOUT,
-  unreachable: ErrorCode.UPSTREAM_UNREACHABLE,
+const CODE_OF: Readonly<Record<UpstreamFailureKind, DeclaredError>> = {
+  bad_response: StatusesError.UPSTREAM_BAD_RESPONSE,
+  timeout: StatusesError.UPSTREAM_TIMEOUT,
+  aborted: StatusesError.UPSTREAM_TIMEOUT,
+  unreachable: StatusesError.UPSTREAM_UNREACHABLE,
 };
 
 /** No upstream is configured or available. */
-export const noUpstreamError = (): RpcError => RpcError.of(ErrorCode.NO_UPSTREAM);
+export const noUpstreamError = (): RpcError => RpcError.from(StatusesError.NO_UPSTREAM);
 
 /**
  * The error of a lookup no upstream could answer. An upstream's own JSON-RPC error wins
@@ -40,7 +41,7 @@ export function failureError(failures: readonly UpstreamFailure[]): RpcError {
       : kinds.has('aborted')
         ? 'aborted'
         : 'unreachable';
-  return RpcError.of(CODE_OF[kind], {
+  return RpcError.from(CODE_OF[kind], {
     upstreams: failures.map(({ url, cause, detail }) => ({ url, cause, detail })),
   });
 }

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from 'proxy-addr';
+
+/**
+ * Which hops in front of the service are trusted to report the client's address, as
+ * Express's `trust proxy`: `true` trusts every hop (the client is the leftmost
+ * X-Forwarded-For address, which any client can write: only behind a proxy that
+ * overwrites the header), a hop count trusts that many hops nearest the service, and a
+ * list trusts those addresses, CIDR ranges and presets (loopback, linklocal, uniquelocal).
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
+export type ClientAddressOf = (remoteAddress: string | undefined, forwardedFor: string | undefined) => string;
+
+/**
+ * The client's address: the socket's peer, or, walking X-Forwarded-For from the right,
+ * the first address that is not a trusted proxy (the one the trusted proxy saw).
+ * proxy-addr does the walk, exactly as Express's `req.ip`.
+ */
+export function clientAddressOf(trust: TrustProxy): ClientAddressOf {
+  const trusts = compileTrust(trust);
+  if (trusts === undefined) return (remoteAddress) => remoteAddress ?? 'unknown';
+  return (remoteAddress, forwardedFor) => {
+    if (remoteAddress === undefined) return 'unknown';
+    // proxy-addr reads only these two members of the request.
+    const req = {
+      headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+      socket: { remoteAddress },
+    } as unknown as IncomingMessage;
+    return proxyAddr(req, trusts);
+  };
+}
+
+function compileTrust(trust: TrustProxy): ((address: string, hop: number) => boolean) | undefined {
+  if (trust === false || (Array.isArray(trust) && trust.length === 0) || trust === 0) return undefined;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  try {
+    return proxyAddr.compile([...(trust as readonly string[])]);
+  } catch (err) {
+    throw new TypeError(`rateLimit.trustProxy: ${(err as Error).message}`, { cause: err });
+  }
+}

@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
+import { listen, memoryLog, post, waitFor, type Listening } from '../../../test/support/http.js';
+
+// Shaped like an upstream-bound method: it hands ctx.signal to its I/O.
+const touchesSignal = defineMethod<[], boolean>({
+  name: 'touchesSignal',
+  handler: (_params, ctx) => ctx.signal.aborted,
+});
+const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
+
+const batchOf = (n: number, method: string) =>
+  `[${Array.from({ length: n }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"${method}"}`).join(',')}]`;
+
+describe('a batch and its calls share one request scope', () => {
+  let server: Listening;
+  before(async () => {
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [touchesSignal] });
+    server = await listen(createNodeListener(rpc));
+  });
+  after(() => server.close());
+
+  it('a batch of 20 calls that touch ctx.signal adds one listener to the response: no MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const r = await post(server.url, batchOf(20, 'touchesSignal'));
+      expect(JSON.parse(r.text)).to.have.length(20);
+      // Warnings are emitted on the next tick: let them arrive before looking.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
+  });
+});
+
+describe('observers are guarded', () => {
+  let server: Listening;
+  const log = memoryLog();
+  before(async () => {
+    const rpc = createRpc({
+      logger: createLogger({ level: 'info', destination: log.stream }),
+      methods: [ping],
+    });
+    rpc.onCall(() => {
+      throw new Error('observer bug');
+    });
+    server = await listen(createNodeListener(rpc));
+  });
+  after(() => server.close());
+
+  it('a throwing onCall observer does not turn a batch into HTTP 500: the answers stand, the bug is logged', async () => {
+    const r = await post(server.url, batchOf(3, 'ping'));
+    expect(r.status).to.equal(200);
+    expect(JSON.parse(r.text)).to.deep.equal([0, 1, 2].map((id) => ({ jsonrpc: '2.0', result: 'pong', id })));
+    const observed = log.lines.filter((l) => l.msg === 'an observer threw; ignored');
+    expect(observed.length).to.be.greaterThanOrEqual(3);
+    expect(observed[0]!.observer).to.equal('onCall');
+  });
+});
+
+describe('the client going away', () => {
+  it("aborts every call's ctx.signal in its batch, through the request's one signal", async () => {
+    const reasons: string[] = [];
+    let started = 0;
+    const waitsForAbort = defineMethod<[], string>({
+      name: 'waitsForAbort',
+      handler: (_params, ctx) =>
+        new Promise((resolve) => {
+          started++;
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(String((ctx.signal.reason as Error).message));
+            resolve('aborted');
+          });
+        }),
+    });
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [waitsForAbort] });
+    const server = await listen(createNodeListener(rpc));
+    try {
+      const client = new AbortController();
+      const pending = fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: batchOf(3, 'waitsForAbort'),
+        signal: client.signal,
+      }).catch(() => undefined);
+      await waitFor(() => started === 3, 'the three calls to start');
+      client.abort();
+      await pending;
+      await waitFor(() => reasons.length === 3, 'the three signals to abort');
+      expect(reasons).to.deep.equal(['client disconnected', 'client disconnected', 'client disconnected']);
+    } finally {
+      await server.close();
+    }
+  });
+});

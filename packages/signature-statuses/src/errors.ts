@@ -1,0 +1,30 @@
+import { defineErrors } from '@rollup-router/core';
+
+/**
+ * The error codes getSignatureStatuses answers with when no upstream could, declared on
+ * the plugin (checked against every other code when the service is built, published in
+ * rpc.discover). `data` names the upstreams (origin only) and their causes.
+ */
+export const StatusesError = defineErrors({
+  UPSTREAM_TIMEOUT: {
+    code: -32060,
+    message: 'Upstream timeout',
+    meaning: 'every upstream that could answer timed out',
+  },
+  UPSTREAM_UNREACHABLE: {
+    code: -32061,
+    message: 'Upstream unreachable',
+    meaning: 'every upstream that could answer refused or dropped the connection',
+  },
+  UPSTREAM_BAD_RESPONSE: {
+    code: -32062,
+    message: 'Upstream bad response',
+    meaning:
+      'every upstream answered with HTTP 5xx, malformed JSON, or a schema-invalid or wrong-length result',
+  },
+  NO_UPSTREAM: {
+    code: -32063,
+    message: 'No upstream available',
+    meaning: 'signatures are unknown locally and no upstream is configured or available',
+  },
+});
