@@ -63,8 +63,8 @@ function forTypes(node, isRoot) {
 }
 
 // The shape after ajv's `useDefaults`: a property whose schema states a default is always
-// present. ajv fills defaults under `properties` and `items` only (never inside anyOf, oneOf
-// or not), so only those places are made required; the rest of the schema is unchanged.
+// present. ajv fills defaults under `properties` and `items`, also through allOf, but never
+// inside anyOf, oneOf or not: only those places are made required; the rest is unchanged.
 function withDefaultsRequired(node) {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
   const out = { ...node };
@@ -80,6 +80,7 @@ function withDefaultsRequired(node) {
   if (node.items && typeof node.items === 'object' && !Array.isArray(node.items))
     out.items = withDefaultsRequired(node.items);
   if (Array.isArray(node.items)) out.items = node.items.map(withDefaultsRequired);
+  if (Array.isArray(node.allOf)) out.allOf = node.allOf.map(withDefaultsRequired);
   return out;
 }
 const hasDefaults = (node) => JSON.stringify(withDefaultsRequired(node)) !== JSON.stringify(node);

@@ -8,7 +8,7 @@ import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
 import { Dispatcher, type CallEvent, type DispatchPolicy } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
-import { coreOptionsSchema, type CoreOptions } from './generated/schemas.js';
+import { coreOptionsSchema, type CoreOptions, type CoreOptionsResolved } from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
 import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
@@ -31,21 +31,13 @@ export interface RpcOptions extends CoreOptions {
   readonly rateLimiter?: RateLimiterAbstract;
 }
 
-type ResolvedCoreOptions = Required<
-  Pick<CoreOptions, 'cors' | 'apiKeys' | 'validateResults' | 'discovery'>
-> & {
-  limits: Required<NonNullable<CoreOptions['limits']>>;
-  info: Required<NonNullable<CoreOptions['info']>>;
-  rateLimit: CoreOptions['rateLimit'];
-};
-
 /**
  * A built JSON-RPC service: plugins resolved, schemas compiled, nothing listening.
  * Adapters (node:http, Express, others) give it requests through `target` and `handle`.
  */
 export class Rpc {
   readonly logger: Logger;
-  readonly options: ResolvedCoreOptions;
+  readonly options: CoreOptionsResolved;
   private readonly plugins: Plugin[];
   private readonly methodList: AnyMethodDefinition[];
   private readonly errorList: OwnedError[];
@@ -61,7 +53,7 @@ export class Rpc {
 
   constructor(options: RpcOptions = {}) {
     const { plugins = [], methods = [], logger, rateLimiter, ...json } = options;
-    this.options = validateOptions<ResolvedCoreOptions>(
+    this.options = validateOptions<CoreOptionsResolved>(
       coreOptionsSchema,
       json,
       'rollup-router core options',
@@ -85,7 +77,7 @@ export class Rpc {
       this.dispatcher,
       {
         maxBodyBytes: limits.maxBodyBytes,
-        cors: new Cors(this.options.cors as '*' | false | string[]),
+        cors: new Cors(this.options.cors),
         apiKeys: new ApiKeys(this.options.apiKeys),
         rateLimit: rateLimiter
           ? new RateLimit(rateLimiter, trustProxy)

@@ -1,6 +1,10 @@
 import { validateOptions } from '@rollup-router/core';
 import type { StatusesObservers } from './events.js';
-import { statusesPluginOptionsSchema, type StatusesPluginOptions } from './generated/schemas.js';
+import {
+  statusesPluginOptionsSchema,
+  type StatusesPluginOptions,
+  type StatusesPluginOptionsResolved,
+} from './generated/schemas.js';
 
 /** Options that are functions, so not JSON and not in the options schema. */
 export interface SignatureStatusesHooks extends StatusesObservers {
@@ -14,11 +18,7 @@ export interface SignatureStatusesHooks extends StatusesObservers {
 export type SignatureStatusesOptions = StatusesPluginOptions & SignatureStatusesHooks;
 
 /** The options after schema validation: every member with a schema default is present. */
-export type ResolvedOptions = Required<Omit<StatusesPluginOptions, 'memory' | 'store' | 'upstreams'>> & {
-  readonly memory: Required<NonNullable<StatusesPluginOptions['memory']>>;
-  readonly store: NonNullable<StatusesPluginOptions['store']>;
-  readonly upstreams: NonNullable<StatusesPluginOptions['upstreams']>;
-};
+export type ResolvedOptions = StatusesPluginOptionsResolved;
 
 /** Splits the function options off, validates the rest against its schema and fills the defaults. */
 export function resolveOptions(options: SignatureStatusesOptions = {}): {

@@ -1,32 +1,7 @@
-import type { Config } from '../generated/schemas.js';
-
-type Filled<T> = Required<NonNullable<T>>;
-type Statuses = NonNullable<Config['statuses']>;
-type Metrics = NonNullable<Config['metrics']>;
+import type { ConfigResolved } from '../generated/schemas.js';
 
 /**
- * The configuration after validation: every key with a schema default is present.
- * The JSON shape is schemas/config.schema.json (type `Config`); this only states
- * which members the defaults guarantee.
+ * The configuration after validation: schemas/config.schema.json with every key that has
+ * a schema default present (generated, so it cannot drift from the schema).
  */
-export interface ServerConfig {
-  readonly host: string;
-  readonly port: number;
-  readonly logLevel: NonNullable<Config['logLevel']>;
-  readonly endpoints: Filled<Config['endpoints']>;
-  readonly routes: NonNullable<Config['routes']>;
-  readonly statuses: Omit<Statuses, 'store'> & { readonly store: false | { readonly path: string } };
-  readonly statusesFromRoutes: boolean;
-  readonly plugins: NonNullable<Config['plugins']>;
-  readonly limits: Filled<Config['limits']>;
-  readonly cors: NonNullable<Config['cors']>;
-  readonly apiKeys: string[];
-  readonly rateLimit: NonNullable<Config['rateLimit']>;
-  readonly validateResults: boolean;
-  readonly discovery: boolean;
-  readonly info: Filled<Config['info']>;
-  readonly readiness: Filled<Config['readiness']>;
-  readonly metrics: Filled<Pick<Metrics, 'enabled' | 'processMetrics'>> &
-    Omit<Metrics, 'enabled' | 'processMetrics'>;
-  readonly shutdown: Filled<Config['shutdown']>;
-}
+export type ServerConfig = ConfigResolved;
