@@ -37,6 +37,18 @@ describe('loadConfig', () => {
     expect([config.host, config.port]).to.deep.equal(['127.0.0.1', 8080]);
   });
 
+  it('embedded defaults pointed at a chain list the chain alone, not the example nodes beside it', async () => {
+    const { config } = await loadConfig({
+      env: { ROLLUP_ROUTER_CHAIN_URL: 'https://api.devnet.solana.com' },
+    });
+    expect(config.routes.chain?.url).to.equal('https://api.devnet.solana.com');
+    expect(config.routes.file).to.equal(undefined);
+    const withFile = await loadConfig({
+      env: { ROLLUP_ROUTER_CHAIN_URL: 'https://api.devnet.solana.com', ROLLUP_ROUTER_ROUTES_FILE: 'r.json' },
+    });
+    expect(withFile.config.routes.file).to.equal(resolve('r.json'));
+  });
+
   it('a file that states only some keys gets the schema defaults for the rest, the store included', async () => {
     const { config } = await loadConfig({
       file: file('c.json', '{"statuses": {"upstreams": [{"url": "http://127.0.0.1:1"}]}}'),

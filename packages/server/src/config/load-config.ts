@@ -68,6 +68,7 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<LoadedCon
   for (const o of applyEnvOverrides(config, sources.env ?? {}))
     origins.set(o.key, { name: `environment variable ${o.name}`, expected: o.format });
   applyFlags(config, origins, sources.flags ?? {});
+  if (sources.file === undefined) dropExampleRoutesForChain(config);
 
   if (!validateConfig(config)) {
     const failure = explainFailure(configSchema, config, validateConfig.failure());
@@ -83,6 +84,16 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<LoadedCon
   }
   resolvePaths(config, process.cwd());
   return { config, source, overrides: [...origins.values()].map((o) => o.name) };
+}
+
+/**
+ * The example routes stand in for "no route source configured". An operator who points
+ * the embedded defaults at a chain (ROLLUP_ROUTER_CHAIN_URL) wants the registered nodes,
+ * not three example nodes beside them.
+ */
+function dropExampleRoutesForChain(config: Record<string, unknown>): void {
+  const routes = config.routes as Record<string, unknown> | undefined;
+  if (routes?.chain !== undefined && routes.file === exampleRoutesFile) delete routes.file;
 }
 
 function applyFlags(config: Record<string, unknown>, origins: Map<string, Origin>, flags: ConfigFlags): void {
