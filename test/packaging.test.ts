@@ -21,6 +21,7 @@ interface Manifest {
   readonly name: string;
   readonly description?: string;
   readonly license?: string;
+  readonly engines?: { readonly node?: string };
   readonly repository?: { readonly type: string; readonly url: string; readonly directory?: string };
   readonly dependencies?: Record<string, string>;
   readonly devDependencies?: Record<string, string>;
@@ -141,6 +142,15 @@ describe('packaging: the published tarballs and what installing them pulls in', 
         expect(manifest.repository?.type).to.equal('git');
         expect(manifest.repository?.url).to.match(/^git\+https:\/\//);
         expect(manifest.repository?.directory).to.equal(dir);
+      });
+
+      it('supports the Node.js versions the root package and README state', () => {
+        const supported = readJson<Manifest>('package.json').engines?.node;
+        expect(supported).to.match(/\^22\.12\.0 \|\| >=24/);
+        expect(manifest.engines?.node).to.equal(supported);
+        expect(readFileSync(path.join(root, 'README.md'), 'utf8')).to.contain(
+          `\`engines\`: \`${supported}\``,
+        );
       });
 
       it('declares every package its code loads, and depends on nothing its code never names', () => {
