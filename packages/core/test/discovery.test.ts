@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
-import metaSchemaModule from '@open-rpc/meta-schema';
-import jsonSchemaMetaModule from '@json-schema-tools/meta-schema';
+import { openrpcDocument } from '@open-rpc/meta-schema';
+import { jsonSchema } from '@json-schema-tools/meta-schema';
 import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
 
-const metaSchema = (metaSchemaModule as unknown as { default: Record<string, unknown> }).default;
+// Named exports: CommonJS modules whose `default` export differs between Node's ESM loader
+// and a require() of the test file (Node 22+ loads .ts tests through require(esm)).
+const metaSchema = openrpcDocument as unknown as Record<string, unknown>;
 // The OpenRPC meta-schema describes its `schema` members by reference to this one.
-const jsonSchemaMeta = (jsonSchemaMetaModule as unknown as { default: Record<string, unknown> }).default;
+const jsonSchemaMeta = jsonSchema as unknown as Record<string, unknown>;
 
 describe('rpc.discover', () => {
   const rpc = createRpc({
