@@ -1,14 +1,16 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
-import { openrpcDocument } from '@open-rpc/meta-schema';
-import { jsonSchema } from '@json-schema-tools/meta-schema';
+import { createRequire } from 'node:module';
 import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
 
-// Named exports: CommonJS modules whose `default` export differs between Node's ESM loader
-// and a require() of the test file (Node 22+ loads .ts tests through require(esm)).
-const metaSchema = openrpcDocument as unknown as Record<string, unknown>;
+// Loaded with require(): these CommonJS modules' default import is their exports object
+// under Node's ESM loader but `exports.default` when tsx compiles this file for require(),
+// which Node 22+ does. Their types declare no values, hence the casts.
+const requireCjs = createRequire(import.meta.url);
+type Schema = Record<string, unknown>;
+const metaSchema = (requireCjs('@open-rpc/meta-schema') as { openrpcDocument: Schema }).openrpcDocument;
 // The OpenRPC meta-schema describes its `schema` members by reference to this one.
-const jsonSchemaMeta = jsonSchema as unknown as Record<string, unknown>;
+const jsonSchemaMeta = (requireCjs('@json-schema-tools/meta-schema') as { jsonSchema: Schema }).jsonSchema;
 
 describe('rpc.discover', () => {
   const rpc = createRpc({
