@@ -41,4 +41,9 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // CommonJS TypeScript: `import x = require()` is how a .cts file imports under verbatimModuleSyntax.
+    files: ['**/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }] },
+  },
 );

@@ -45,10 +45,17 @@ export function defineMethod<P, R>(definition: MethodDefinition<P, R>): MethodDe
  * A method whose params and result types follow from inline `as const`-like object
  * schemas (json-schema-to-ts). It does not read 2020-12 `prefixItems`; for positional
  * params use `defineMethod<P, R>` with generated or written types.
+ *
+ * `P` and `R` are computed from the schemas once, as defaults, and the handler only reads
+ * them (NoInfer): checking a returned object literal against `FromSchema<RS>` inline, or
+ * inferring the types back from the handler, sends tsc into FromSchema's recursion
+ * (TS2589 "excessively deep", TS2590). Leave `P` and `R` to their defaults.
  */
 export function defineMethodFromSchemas<
   const PS extends JSONSchema,
   const RS extends JSONSchema,
+  P = FromSchema<PS>,
+  R = FromSchema<RS>,
 >(definition: {
   readonly name: string;
   readonly summary?: string;
@@ -57,12 +64,7 @@ export function defineMethodFromSchemas<
   readonly result: RS;
   readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
   readonly errorNullOnPathStyle?: boolean;
-  // NoInfer: the types come from the schemas only; letting tsc infer them back from the
-  // handler sends it into FromSchema's recursion ("excessively deep").
-  readonly handler: (
-    params: NoInfer<FromSchema<PS>>,
-    ctx: CallContext,
-  ) => NoInfer<MaybePromise<FromSchema<RS>>>;
-}): MethodDefinition<FromSchema<PS>, FromSchema<RS>> {
+  readonly handler: (params: NoInfer<P>, ctx: CallContext) => NoInfer<MaybePromise<R>>;
+}): MethodDefinition<P, R> {
   return definition as never;
 }

@@ -1,12 +1,16 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
-import metaSchemaModule from '@open-rpc/meta-schema';
-import jsonSchemaMetaModule from '@json-schema-tools/meta-schema';
+import { createRequire } from 'node:module';
 import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
 
-const metaSchema = (metaSchemaModule as unknown as { default: Record<string, unknown> }).default;
+// Loaded with require(): these CommonJS modules' default import is their exports object
+// under Node's ESM loader but `exports.default` when tsx compiles this file for require(),
+// which Node 22+ does. Their types declare no values, hence the casts.
+const requireCjs = createRequire(import.meta.url);
+type Schema = Record<string, unknown>;
+const metaSchema = (requireCjs('@open-rpc/meta-schema') as { openrpcDocument: Schema }).openrpcDocument;
 // The OpenRPC meta-schema describes its `schema` members by reference to this one.
-const jsonSchemaMeta = (jsonSchemaMetaModule as unknown as { default: Record<string, unknown> }).default;
+const jsonSchemaMeta = (requireCjs('@json-schema-tools/meta-schema') as { jsonSchema: Schema }).jsonSchema;
 
 describe('rpc.discover', () => {
   const rpc = createRpc({

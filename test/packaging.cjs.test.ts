@@ -1,0 +1,64 @@
+// CommonJS consumers: a .cts file that require()s every package type-checks with
+// `module: NodeNext` and, compiled to .cjs, runs (Node >= 20.19 loads ESM from require()).
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const consumer = path.join(root, 'test/fixtures/cjs-consumer.cts');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+describe('packaging: CommonJS consumers', function () {
+  this.timeout(120_000);
+  let project: string;
+
+  before(() => {
+    // A consumer project outside the repository; its node_modules is the workspace's.
+    project = mkdtempSync(path.join(tmpdir(), 'rollup-router-cjs-'));
+    symlinkSync(path.join(root, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+  });
+
+  after(() => rmSync(project, { recursive: true, force: true }));
+
+  it('a .cts consumer type-checks with module NodeNext, and its .cjs requires and calls every package', () => {
+    const compiled = spawnSync(
+      process.execPath,
+      [
+        tsc,
+        ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'],
+        ...['--strict', '--verbatimModuleSyntax', '--types', 'node', '--outDir', project, consumer],
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(compiled.stdout + compiled.stderr, 'tsc output').to.equal('');
+    expect(compiled.status).to.equal(0);
+    const script = path.join(project, 'cjs-consumer.cjs');
+    expect(existsSync(script)).to.equal(true);
+
+    const ran = spawnSync(process.execPath, [script], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    expect(ran.status, ran.stderr).to.equal(0);
+    const printed = JSON.parse(ran.stdout.trim()) as { answers: unknown; stored: number; port: number };
+    expect(printed.answers).to.deep.equal([
+      { jsonrpc: '2.0', id: 1, result: 5 },
+      { jsonrpc: '2.0', id: 2, result: [] },
+    ]);
+    expect(printed.stored).to.equal(0);
+    expect(printed.port).to.be.a('number');
+  });
+
+  for (const name of ['core', 'routes', 'signature-statuses', 'server']) {
+    it(`require('@rollup-router/${name}') in CommonJS (node -e) gives the ESM exports`, () => {
+      const ran = spawnSync(
+        process.execPath,
+        ['-e', `const m = require('@rollup-router/${name}'); console.log(Object.keys(m).length)`],
+        { cwd: project, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(ran.status, ran.stderr).to.equal(0);
+      expect(Number(ran.stdout.trim())).to.be.above(3);
+    });
+  }
+});
