@@ -238,6 +238,9 @@ export class ChainRouteSource implements RouteSource {
           .subscribe({ abortSignal }),
         'accountSubscribe',
       );
+      // A change between the notification that made us follow and this subscription taking
+      // effect (an Unregister right after a Register) would otherwise wait for the resync.
+      await this.readAccount(pubkey, abortSignal);
       for await (const n of stream) this.apply(pubkey, n.value as ChainAccount | null, n.context.slot);
     };
     follow().catch((err: unknown) => {
@@ -251,6 +254,14 @@ export class ChainRouteSource implements RouteSource {
         );
       this.session.abort();
     });
+  }
+
+  private async readAccount(pubkey: string, session: AbortSignal): Promise<void> {
+    const abortSignal = AbortSignal.any([session, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    const { context, value } = await this.rpc
+      .getAccountInfo(address(pubkey), { encoding: 'base64', commitment: this.settings.commitment })
+      .send({ abortSignal });
+    this.apply(pubkey, value as ChainAccount | null, context.slot);
   }
 
   private unfollow(pubkey: string): void {
