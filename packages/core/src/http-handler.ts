@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
-import type { CallScope } from './call-context.js';
+import type { CallScope } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
@@ -16,9 +16,9 @@ import {
   type HttpExchange,
   type HttpReply,
 } from './exchange.js';
-import { parseBody } from './json.js';
+import { parseBody } from './exact-ids.js';
 import type { RateLimit } from './rate-limit.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from './request-id-header.js';
 
 /** Which endpoint styles a mount serves, and the envelope of its path-style endpoints. */
 export interface MountOptions {

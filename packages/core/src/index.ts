@@ -1,6 +1,6 @@
 export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
-export type { CallContext, CallOrigin } from './context.js';
+export type { CallContext, CallOrigin } from './call-context.js';
 export { RawJson } from './raw-json.js';
 export { emitGuarded } from './observers.js';
 export {
