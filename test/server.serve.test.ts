@@ -172,6 +172,17 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     });
   });
 
+  it('a POST to a path-style method nobody serves is -32601 echoing its id, as the core answers it', async () => {
+    const r = await rpc(`${server.base}/noSuchMethod`, { jsonrpc: '2.0', id: 7, method: 'noSuchMethod' });
+    expect(r.status).to.equal(404);
+    expect(JSON.parse(r.text)).to.deep.include({ jsonrpc: '2.0', id: 7 });
+    expect(JSON.parse(r.text).error.code).to.equal(-32601);
+    // Deeper paths are no endpoint: the plain 404.
+    const deeper = await rpc(`${server.base}/a/b`, { jsonrpc: '2.0', id: 8, method: 'a' });
+    expect(deeper.status).to.equal(404);
+    expect(JSON.parse(deeper.text).id).to.equal(null);
+  });
+
   it('SIGHUP reloads the routes file (watching is off in this config)', async () => {
     const added = {
       identity: pubkey(),
