@@ -47,6 +47,8 @@ export { expressRpc } from './adapters/express.js';
 export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
 export {
   coreOptionsSchema,
+  mountOptionsSchema,
+  noParamsSchema,
   jsonrpcRequestSchema,
   jsonrpcResponseSchema,
   signatureSchema,

@@ -8,7 +8,12 @@ import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
 import { Dispatcher, type CallEvent, type DispatchPolicy } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
-import { coreOptionsSchema, type CoreOptions, type CoreOptionsResolved } from './generated/schemas.js';
+import {
+  coreOptionsSchema,
+  noParamsSchema,
+  type CoreOptions,
+  type CoreOptionsResolved,
+} from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
 import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
@@ -228,7 +233,7 @@ export class Rpc {
     return defineMethod<unknown, OpenRpcDocument>({
       name: 'rpc.discover',
       summary: 'Returns the OpenRPC document of this service.',
-      params: { type: 'array', maxItems: 0 },
+      params: noParamsSchema,
       handler: () => (cached ??= RawJson.of(this.discover())),
     }) as AnyMethodDefinition;
   }
