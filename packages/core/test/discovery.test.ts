@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import metaSchemaModule from '@open-rpc/meta-schema';
 import jsonSchemaMetaModule from '@json-schema-tools/meta-schema';
 import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
 
+// ajv-formats is CommonJS with its function on `default` when imported from ESM.
+const addFormats = addFormatsModule.default;
 const metaSchema = (metaSchemaModule as unknown as { default: Record<string, unknown> }).default;
 // The OpenRPC meta-schema describes its `schema` members by reference to this one.
 const jsonSchemaMeta = (jsonSchemaMetaModule as unknown as { default: Record<string, unknown> }).default;
@@ -48,7 +51,12 @@ describe('rpc.discover', () => {
 
   it('is a valid OpenRPC document by @open-rpc/meta-schema', () => {
     const { $schema: _ignored, ...schema } = metaSchema;
+    // The meta-schemas are draft-07 and use the formats uri, uri-reference and regex:
+    // without ajv-formats ajv ignores each one with a console warning, and checks less.
+    // strict stays off: they are not ours and break its rules (additionalItems beside a
+    // single-schema items), which changes nothing in what they accept.
     const ajv = new Ajv({ strict: false, validateSchema: false });
+    addFormats(ajv);
     const { $schema: _alsoIgnored, ...jsonSchemaSchema } = jsonSchemaMeta;
     // It is referred to both with and without the trailing slash of its $id.
     ajv.addSchema(jsonSchemaSchema);
