@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createLogger, createRpc, defineMethod, expressRpc } from '@rollup-router/core';
-import { listen, post, type Listening } from './support/http.js';
-import { spawnListening, type Spawned } from './support/spawn.js';
+import { listen, post, type Listening } from '@rollup-router/test-support/http';
+import { spawnListening, type Spawned } from '@rollup-router/test-support/spawn';
 
 describe('mounted in an existing Express 5 app', () => {
   let server: Listening;

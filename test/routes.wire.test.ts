@@ -8,12 +8,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, type Rpc } from '@rollup-router/core';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
-import { FakeNode } from '../packages/routes/test/support/fake-node.js';
-import { newIdentity } from '../packages/routes/test/support/identities.js';
-import { waitFor } from './support/http.js';
-import { listen, memoryLog, post, type Listening } from './support/http.js';
+import { FakeNode } from '@rollup-router/test-support/fake-node';
+import { CAPTURES_DIR } from '@rollup-router/test-support/captures';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
-const CAPTURE = '/work/shared/peers/captures/router.getRoutes.json';
+const CAPTURE = path.join(CAPTURES_DIR, 'router.getRoutes.json');
 
 interface Served {
   rpc: Rpc;

@@ -31,7 +31,7 @@ describe('rollup-router serve: rate limit per client IP', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it(`answers ${POINTS} calls, then HTTP 429 with Retry-After and -32051`, async () => {
@@ -65,7 +65,7 @@ describe('rollup-router serve: API keys', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('the right key as a Bearer token is answered', async () => {
@@ -139,7 +139,7 @@ describe('rollup-router serve: no secret reaches a log line', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('API keys (header and ?api-key=), upstream URL credentials and the metrics token stay out of every line', async () => {

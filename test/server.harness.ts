@@ -4,20 +4,17 @@
  * valid signatures. Everything here is real: processes, sockets, SQLite files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import bs58 from 'bs58';
-import { listen, type Listening } from './support/http.js';
+import { listen, type Listening } from '@rollup-router/test-support/http';
 
 export const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'packages/server/dist/cli.js');
 
-export const signature = (): string => bs58.encode(randomBytes(64));
-export const pubkey = (): string => bs58.encode(randomBytes(32));
+export { randomSignature as signature, newIdentity as pubkey } from '@rollup-router/test-support/solana';
+export { tempDir } from '@rollup-router/test-support/temp-dir';
 
 /** A finalized status as the validator writes it (keys in its alphabetical order). */
 export interface Status {
@@ -34,12 +31,6 @@ export const finalized = (slot: number): Status => ({
   slot,
   status: { Ok: null },
 });
-
-/** A temporary directory, removed by `cleanup`. */
-export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'rollup-router-server-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export function writeJson(file: string, value: unknown): string {
   writeFileSync(file, JSON.stringify(value, null, 2));

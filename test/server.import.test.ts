@@ -31,7 +31,7 @@ describe('rollup-router import-statuses', function () {
 
   afterEach(async () => {
     await upstream.close();
-    tmp.cleanup();
+    tmp.remove();
   });
 
   const lookup = async (base: string, sigs: string[]) => {

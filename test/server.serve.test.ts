@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { waitFor } from './support/http.js';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   finalized,
   get,
@@ -56,7 +56,7 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   const request = (method: string, params?: unknown, id: unknown = 1) => ({
@@ -223,7 +223,7 @@ describe('rollup-router serve: readiness without a reachable upstream', function
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('GET /ready is 503 and says no upstream answered; /health stays 200', async () => {
@@ -261,7 +261,7 @@ describe('rollup-router serve: embedded defaults, offline (what `npm start` runs
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('listens on 127.0.0.1 with the port from PORT', () => {

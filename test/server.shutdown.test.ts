@@ -3,7 +3,8 @@ import net from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { listen, waitFor } from './support/http.js';
+import { listen } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   finalized,
   get,
@@ -79,7 +80,7 @@ describe('rollup-router serve: graceful shutdown under load', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('SIGTERM with 200 calls in flight: every call gets its complete answer, exit 0, the store is intact', async () => {
@@ -155,7 +156,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('exits with 1 on the second SIGTERM while a call is still waiting', async () => {
@@ -198,7 +199,7 @@ describe('rollup-router serve: a keep-alive connection while draining', function
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('the call under way is answered; the next one on the connection gets 503 -32053 with Connection: close', async () => {
@@ -330,7 +331,7 @@ describe('rollup-router serve: draining keeps listening', function () {
     upstream?.release();
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('SIGTERM with a slow call in flight: a new connection gets 503 -32053, /ready 503, the call is answered, exit 0', async () => {
@@ -371,7 +372,7 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
-  afterEach(() => tmp.cleanup());
+  afterEach(() => tmp.remove());
 
   const start = (drainDelayMs: number): Promise<ServerProcess> =>
     startCli([

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { RouteRegistry, type ProbeReport, type RouteEntry, type RoutesOptions } from '../src/index.js';
-import { FakeNode, type NodeBehaviour } from './support/fake-node.js';
-import { newIdentity } from './support/identities.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { waitFor } from '../../../test/support/http.js';
+import { FakeNode, type NodeBehaviour } from '@rollup-router/test-support/fake-node';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
 const entryFor = (fake: FakeNode, countryCode: RouteEntry['countryCode'] = 'DEU'): RouteEntry => ({
   identity: newIdentity(),

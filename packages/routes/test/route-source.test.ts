@@ -4,10 +4,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RouteSource } from '../src/index.js';
-import { FakeNode } from './support/fake-node.js';
-import { newIdentity } from './support/identities.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { waitFor } from '../../../test/support/http.js';
+import { FakeNode } from '@rollup-router/test-support/fake-node';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
 const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
   identity: newIdentity(),

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
 import { signatureStatusesPlugin } from '../src/index.js';
-import { randomSignature } from './support/fixtures.js';
+import { randomSignature } from '@rollup-router/test-support/solana';
 
 describe('signature statuses: options', () => {
   const invalid: [string, Record<string, unknown>, RegExp][] = [

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SignatureStatus } from '../../src/index.js';
+import type { SignatureStatus } from '@rollup-router/signature-statuses';
 
 /** How the stand-in answers its next requests. */
 export type StandInBehaviour =
