@@ -101,7 +101,7 @@ describe('rollup-router serve: graceful shutdown under load', function () {
       'all calls in flight',
       { attempts: 1000 },
     );
-    await waitFor(() => upstream.statusRequests >= 1, 'the calls reached the slow upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the calls reached the slow upstream');
 
     server.signal('SIGTERM');
     const answers = await Promise.all(calls);
@@ -166,7 +166,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
       `${server.base}/`,
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] }),
     ).catch((err: Error) => err);
-    await waitFor(() => upstream.statusRequests >= 1, 'the call reached the upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the call reached the upstream');
     server.signal('SIGTERM');
     await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
@@ -212,7 +212,7 @@ describe('rollup-router serve: a keep-alive connection while draining', function
       return `POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
     };
     socket.write(request({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }));
-    await waitFor(() => upstream.statusRequests >= 1, 'the first call reached the upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the first call reached the upstream');
     server.signal('SIGTERM');
     await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SignatureStatus } from '@rollup-router/signature-statuses';
 
 /** How the stand-in answers its next requests. */
@@ -41,9 +42,10 @@ export interface RecordedRequest {
  * probes. It can be told to misbehave, and go down and come back on its port.
  */
 export class SolanaStandIn {
-  readonly statuses = new Map<string, SignatureStatus>();
   readonly requests: RecordedRequest[] = [];
   behaviour: StandInBehaviour = { kind: 'normal' };
+  /** Delay before each getSignatureStatuses answer, in ms. */
+  delayMs = 0;
   health: HealthBehaviour = 'healthy';
   /** The JSON-RPC method of every request received, in order; `(not JSON)` for a body that is not. */
   readonly methods: string[] = [];
@@ -68,12 +70,16 @@ export class SolanaStandIn {
   private server = http.createServer();
   private port = 0;
 
-  private constructor(slot: number) {
+  private constructor(
+    slot: number,
+    /** Statuses it knows; anything else is null, as a validator answers. */
+    readonly statuses: Map<string, SignatureStatus>,
+  ) {
     this.slot = slot;
   }
 
-  static async start(slot = 1000): Promise<SolanaStandIn> {
-    const standIn = new SolanaStandIn(slot);
+  static async start(slot = 1000, statuses = new Map<string, SignatureStatus>()): Promise<SolanaStandIn> {
+    const standIn = new SolanaStandIn(slot, statuses);
     await standIn.listen();
     return standIn;
   }
@@ -144,6 +150,8 @@ export class SolanaStandIn {
     if (call?.method !== 'getSignatureStatuses') return this.answerProbe(res, call);
     const [signatures, config] = call.params;
     this.requests.push({ signatures, config });
+    // Unreferenced: a stand-in told to be slow never keeps the test process alive.
+    if (this.delayMs > 0) await sleep(this.delayMs, undefined, { ref: false });
     const behaviour = this.behaviour;
     switch (behaviour.kind) {
       case 'reset':
