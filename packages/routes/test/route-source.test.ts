@@ -5,18 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RouteSource } from '../src/index.js';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
-import { newIdentity } from '@rollup-router/test-support/solana';
+import { routeEntry } from '@rollup-router/test-support/solana';
 import { memoryLog } from '@rollup-router/test-support/http';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 
-const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
-  identity: newIdentity(),
-  fqdn: 'https://er-1.example.com',
-  baseFee: 0,
-  blockTimeMs: 50,
-  countryCode: 'DEU',
-  ...over,
-});
+const node = routeEntry;
 
 /** What an embedder writes: nodes kept somewhere else, with a change notification. */
 class InMemorySource implements RouteSource {
