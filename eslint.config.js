@@ -37,6 +37,11 @@ export default tseslint.config(
     },
   },
   {
+    // Keep every function readable at a glance (issue 14): tests and scripts are exempt.
+    files: ['packages/*/src/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

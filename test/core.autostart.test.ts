@@ -3,9 +3,8 @@ import { expect } from 'chai';
 import { createNodeListener, createRpc } from '@rollup-router/core';
 import { routesPlugin, type RouteEntry } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
-import { newIdentity } from '../packages/routes/test/support/identities.js';
-import { randomSignature } from '../packages/signature-statuses/test/support/fixtures.js';
-import { listen, memoryLog, post, type Listening } from './support/http.js';
+import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 

@@ -11,7 +11,7 @@ import {
   RpcError,
   type Rpc,
 } from '@rollup-router/core';
-import { listen, memoryLog, post, type Listening } from './support/http.js';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const JSON_CT = { 'content-type': 'application/json' };
 

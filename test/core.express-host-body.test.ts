@@ -10,7 +10,7 @@ import {
   type CallEvent,
   type Rpc,
 } from '@rollup-router/core';
-import { listen, memoryLog, post, type Listening } from './support/http.js';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const CALL = '{"jsonrpc":"2.0","id":7,"method":"double","params":[21]}';
 const ANSWER = '{"jsonrpc":"2.0","result":42,"id":7}';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createLogger, createRpc, defineMethod, expressRpc } from '@rollup-router/core';
-import { listen, post, type Listening } from './support/http.js';
-import { spawnListening, type Spawned } from './support/spawn.js';
+import { listen, post, type Listening } from '@rollup-router/test-support/http';
+import { spawnListening, type Spawned } from '@rollup-router/test-support/spawn';
 
 describe('mounted in an existing Express 5 app', () => {
   let server: Listening;
@@ -18,6 +18,13 @@ describe('mounted in an existing Express 5 app', () => {
           name: 'double',
           params: { type: 'array' },
           handler: ([n]) => n * 2,
+        }),
+        defineMethod<[], never>({
+          name: 'broken',
+          params: { type: 'array' },
+          handler: () => {
+            throw new Error('a bug in /srv/app/handler.js');
+          },
         }),
       ],
     });
@@ -96,11 +103,9 @@ describe('mounted in an existing Express 5 app', () => {
 
   it('a handler bug is -32603 to the caller and never reaches the host', async () => {
     hostErrors.length = 0;
-    const r = await post(
-      `${server.url}/rpc`,
-      '{"jsonrpc":"2.0","id":1,"method":"double","params":[1, 2, {"toString": 1}]}',
-    );
-    expect(JSON.parse(r.text).result).to.equal(2);
+    const r = await post(`${server.url}/rpc`, '{"jsonrpc":"2.0","id":1,"method":"broken","params":[]}');
+    expect(r.status).to.equal(200);
+    expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}');
     expect(hostErrors).to.have.length(0);
   });
 });

@@ -11,7 +11,7 @@ import {
 } from '@rollup-router/core';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import { base58DecodedLength } from '../packages/core/src/base58.js';
-import { listen, post, type Listening } from './support/http.js';
+import { listen, post, type Listening } from '@rollup-router/test-support/http';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 const statusesCall = (signature: string) =>

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KeyPairSigner } from '@solana/kit';
 import { RouteRegistry, type RouteEntry, type RoutesOptions } from '@rollup-router/routes';
-import { memoryLog, waitFor } from './support/http.js';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   CHAIN_URL,
   CHAIN_WS,
@@ -17,8 +18,8 @@ import {
   unregister,
   validatorBIdentity,
   type RecordFields,
-} from './support/mdp.js';
-import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+} from '@rollup-router/test-support/mdp';
+import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { get, startCli, type ServerProcess } from './server.harness.js';
 
 // A confirmed change must show within 2 s: 200 looks 10 ms apart.

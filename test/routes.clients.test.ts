@@ -10,8 +10,8 @@ import {
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, type Rpc } from '@rollup-router/core';
 import { routesPlugin, type RouteEntry } from '@rollup-router/routes';
-import { newIdentity } from '../packages/routes/test/support/identities.js';
-import { listen, memoryLog, type Listening } from './support/http.js';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { listen, memoryLog, type Listening } from '@rollup-router/test-support/http';
 
 /** web3.js 1.x's untyped escape hatch for methods it does not know. */
 type Web3RawRpc = { _rpcRequest(method: string, args: unknown[]): Promise<unknown> };

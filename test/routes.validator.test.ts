@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { RouteRegistry, type RouteEntry } from '@rollup-router/routes';
-import { waitFor } from './support/http.js';
-import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 
 const VALIDATOR_B = { host: '127.0.0.1', port: 18899 };
 const B_URL = `http://${VALIDATOR_B.host}:${VALIDATOR_B.port}`;

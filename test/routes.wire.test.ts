@@ -8,12 +8,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, type Rpc } from '@rollup-router/core';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
-import { FakeNode } from '../packages/routes/test/support/fake-node.js';
-import { newIdentity } from '../packages/routes/test/support/identities.js';
-import { waitFor } from './support/http.js';
-import { listen, memoryLog, post, type Listening } from './support/http.js';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
+import { CAPTURES_DIR } from '@rollup-router/test-support/captures';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
-const CAPTURE = '/work/shared/peers/captures/router.getRoutes.json';
+const CAPTURE = path.join(CAPTURES_DIR, 'router.getRoutes.json');
 
 interface Served {
   rpc: Rpc;
@@ -107,7 +108,7 @@ describe('getRoutes on the wire', () => {
   });
 
   it('answers at once while a node is slow to answer its probe', async () => {
-    const slow = await FakeNode.start();
+    const slow = await SolanaStandIn.start();
     cleanups.push(() => slow.close());
     const entry: RouteEntry = {
       identity: newIdentity(),
@@ -121,7 +122,7 @@ describe('getRoutes on the wire', () => {
       allowInsecure: true,
       health: { intervalMs: 10, timeoutMs: 60_000 },
     });
-    slow.behaviour = 'hang';
+    slow.health = 'hang';
     await waitFor(() => slow.inFlight === 1, 'a probe to hang');
     // The probe can take a minute; the call would time the test out if it waited for it.
     const res = await call(served.http.url);
@@ -131,7 +132,7 @@ describe('getRoutes on the wire', () => {
 
   it('follows file edits and node health without a restart', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'routes-wire-'));
-    const nodes = await Promise.all([FakeNode.start(), FakeNode.start(), FakeNode.start()]);
+    const nodes = await Promise.all([SolanaStandIn.start(), SolanaStandIn.start(), SolanaStandIn.start()]);
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     cleanups.push(() => Promise.all(nodes.map((n) => n.close())));
     const [a, b, c] = nodes.map((n, i): RouteEntry => ({

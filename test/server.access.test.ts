@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { rpc, startCli, tempDir, writeJson, type ServerProcess } from './server.harness.js';
+import {
+  get,
+  rpc,
+  signature,
+  standInUpstream,
+  startCli,
+  tempDir,
+  writeJson,
+  type ServerProcess,
+  type StandIn,
+} from './server.harness.js';
 
 const getRoutes = { jsonrpc: '2.0', id: 1, method: 'getRoutes' };
 
@@ -21,7 +31,7 @@ describe('rollup-router serve: rate limit per client IP', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it(`answers ${POINTS} calls, then HTTP 429 with Retry-After and -32051`, async () => {
@@ -55,7 +65,7 @@ describe('rollup-router serve: API keys', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('the right key as a Bearer token is answered', async () => {
@@ -93,5 +103,68 @@ describe('rollup-router serve: API keys', function () {
       await res.arrayBuffer();
       expect(res.status, path).to.equal(200);
     }
+  });
+});
+
+describe('rollup-router serve: no secret reaches a log line', function () {
+  this.timeout(60_000);
+  const API_KEY = 'api-key-secret-5f2c9a';
+  const WRONG_KEY = 'wrong-key-secret-77d1e0';
+  const UPSTREAM_PASSWORD = 'upstream-password-3b8e41';
+  const DEAD_PASSWORD = 'dead-upstream-password-c0ffee';
+  const METRICS_TOKEN = 'metrics-token-secret-9a7b6c';
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: StandIn;
+  let server: ServerProcess;
+
+  before(async () => {
+    tmp = tempDir();
+    upstream = await standInUpstream();
+    const withCredentials = new URL(upstream.url);
+    withCredentials.username = 'reader';
+    withCredentials.password = UPSTREAM_PASSWORD;
+    const config = writeJson(join(tmp.dir, 'config.json'), {
+      apiKeys: [API_KEY],
+      metrics: { token: METRICS_TOKEN },
+      statuses: {
+        store: false,
+        // The second one refuses connections, so its failure is logged too.
+        upstreams: [{ url: withCredentials.href }, { url: `http://reader:${DEAD_PASSWORD}@127.0.0.1:1/` }],
+      },
+      readiness: { upstreamProbeIntervalMs: 200 },
+    });
+    server = await startCli(['--config', config, '--port', '0'], { LOG_LEVEL: 'trace' });
+  });
+
+  after(async () => {
+    await server?.kill();
+    await upstream?.close();
+    tmp?.remove();
+  });
+
+  it('API keys (header and ?api-key=), upstream URL credentials and the metrics token stay out of every line', async () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] };
+    expect((await rpc(`${server.base}/`, call, { authorization: `Bearer ${API_KEY}` })).status).to.equal(200);
+    expect((await rpc(`${server.base}/?api-key=${API_KEY}`, call)).status).to.equal(200);
+    expect((await rpc(`${server.base}/`, call, { authorization: `Bearer ${WRONG_KEY}` })).status).to.equal(
+      401,
+    );
+    expect((await rpc(`${server.base}/?api-key=${WRONG_KEY}`, call)).status).to.equal(401);
+    const scrape = await fetch(`${server.base}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    expect(scrape.status).to.equal(200);
+    await scrape.text();
+    expect((await get(`${server.base}/ready`)).status).to.be.oneOf([200, 503]);
+    await server.kill();
+
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    // The upstreams do show up (redacted), so the scan covers lines that name them.
+    expect(lines.some((l) => l.includes(new URL(upstream.url).host))).to.equal(true);
+    for (const secret of [API_KEY, WRONG_KEY, UPSTREAM_PASSWORD, DEAD_PASSWORD, METRICS_TOKEN])
+      for (const line of lines) expect(line, `a log line carries ${secret}`).to.not.include(secret);
   });
 });

@@ -12,7 +12,7 @@ describe('rollup-router CLI: arguments and config checking', function () {
   this.timeout(30_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
-  afterEach(() => tmp.cleanup());
+  afterEach(() => tmp.remove());
 
   it('--help lists the commands, options and environment variables, and exits 0', async () => {
     const r = await runCli(['--help']);

@@ -23,8 +23,8 @@ describe('rollup-router: paths in a config file and errors at start', function (
     cwd = tempDir();
   });
   afterEach(() => {
-    configDir.cleanup();
-    cwd.cleanup();
+    configDir.remove();
+    cwd.remove();
   });
 
   it('serve from another working directory: the routes file and the store are the ones beside the config file', async () => {

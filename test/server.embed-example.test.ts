@@ -1,7 +1,7 @@
 // examples/embed-plugins-express.ts runs as a user would run it: the plugins and a host
 // method inside an existing Express app, its own routes untouched.
 import { expect } from 'chai';
-import { spawnListening, type Spawned } from './support/spawn.js';
+import { spawnListening, type Spawned } from '@rollup-router/test-support/spawn';
 import {
   finalized,
   REPO,

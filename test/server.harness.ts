@@ -4,96 +4,34 @@
  * valid signatures. Everything here is real: processes, sockets, SQLite files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import bs58 from 'bs58';
-import { listen, type Listening } from './support/http.js';
+import type { SignatureStatus } from '@rollup-router/signature-statuses';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
+import { status } from '@rollup-router/test-support/solana';
 
 export const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'packages/server/dist/cli.js');
 
-export const signature = (): string => bs58.encode(randomBytes(64));
-export const pubkey = (): string => bs58.encode(randomBytes(32));
+export { randomSignature as signature, newIdentity as pubkey } from '@rollup-router/test-support/solana';
+export { tempDir } from '@rollup-router/test-support/temp-dir';
 
-/** A finalized status as the validator writes it (keys in its alphabetical order). */
-export interface Status {
-  confirmationStatus: 'processed' | 'confirmed' | 'finalized';
-  confirmations: number | null;
-  err: unknown;
-  slot: number;
-  status: { Ok: null } | { Err: unknown };
-}
-export const finalized = (slot: number): Status => ({
-  confirmationStatus: 'finalized',
-  confirmations: null,
-  err: null,
-  slot,
-  status: { Ok: null },
-});
-
-/** A temporary directory, removed by `cleanup`. */
-export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'rollup-router-server-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+/** A status as the validator writes it (keys in its alphabetical order). */
+export type Status = SignatureStatus;
+export const finalized = (slot: number): Status => status('finalized', slot);
 
 export function writeJson(file: string, value: unknown): string {
   writeFileSync(file, JSON.stringify(value, null, 2));
   return file;
 }
 
-export interface StandIn extends Listening {
-  /** Statuses it knows; anything else is null, as a validator answers. */
-  readonly known: Map<string, Status>;
-  /** getSignatureStatuses requests received. */
-  statusRequests: number;
-  /** Delay before each getSignatureStatuses answer, in ms. */
-  delayMs: number;
-}
+export type StandIn = SolanaStandIn;
 
-/**
- * A Solana node on loopback answering getSignatureStatuses and getHealth byte-alike to
- * the captures (er-validator.sigstatus-*.json): member order jsonrpc, result, id, and a
- * trailing newline.
- */
-export async function standInUpstream(known: Map<string, Status> = new Map(), delayMs = 0): Promise<StandIn> {
-  const state = { known, statusRequests: 0, delayMs };
-  const answer = async (call: { id?: unknown; method?: string; params?: unknown[] }): Promise<string> => {
-    const id = JSON.stringify(call.id ?? null);
-    if (call.method === 'getHealth') return `{"jsonrpc":"2.0","result":"ok","id":${id}}`;
-    if (call.method !== 'getSignatureStatuses') {
-      return `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${id}}`;
-    }
-    state.statusRequests += 1;
-    // Unreferenced: a stand-in told to be slow never keeps the test process alive.
-    if (state.delayMs > 0) await sleep(state.delayMs, undefined, { ref: false });
-    const sigs = (call.params?.[0] ?? []) as string[];
-    const value = sigs.map((s) => state.known.get(s) ?? null);
-    return `{"jsonrpc":"2.0","result":${JSON.stringify({ context: { apiVersion: '2.2.1', slot: 4242 }, value })},"id":${id}}`;
-  };
-  const server = await listen((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
-        const text = Array.isArray(body)
-          ? `[${(await Promise.all(body.map(answer))).join(',')}]`
-          : await answer(body as { id?: unknown; method?: string });
-        const bytes = `${text}\n`;
-        res.writeHead(200, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(bytes),
-        });
-        res.end(bytes);
-      })();
-    });
-  });
-  return Object.assign(state, { url: server.url, port: server.port, close: server.close }) as StandIn;
+/** A Solana node on loopback answering like the captured validator (see SolanaStandIn). */
+export async function standInUpstream(known = new Map<string, Status>(), delayMs = 0): Promise<StandIn> {
+  const upstream = await SolanaStandIn.start(4242, known);
+  upstream.delayMs = delayMs;
+  return upstream;
 }
 
 export interface ServerProcess {

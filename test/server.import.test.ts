@@ -31,7 +31,7 @@ describe('rollup-router import-statuses', function () {
 
   afterEach(async () => {
     await upstream.close();
-    tmp.cleanup();
+    tmp.remove();
   });
 
   const lookup = async (base: string, sigs: string[]) => {
@@ -83,7 +83,7 @@ describe('rollup-router import-statuses', function () {
         null,
       ]);
       // Only the unknown one was asked upstream.
-      expect(upstream.statusRequests).to.equal(1);
+      expect(upstream.requestCount).to.equal(1);
     } finally {
       await server.kill();
     }

@@ -39,7 +39,7 @@ describe('rollup-router serve: /metrics on a listener of its own (metrics.port)'
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('the metrics listener serves /metrics; the clients’ port answers 404 for it', async () => {
@@ -82,7 +82,7 @@ describe('rollup-router serve: /metrics behind a bearer token (metrics.token)', 
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('without the token, or with a wrong one, /metrics is 401 with WWW-Authenticate: Bearer', async () => {

@@ -1,8 +1,8 @@
-// The server pointed at the real peers (/work/shared/peers): validator A as the upstream
+// The server pointed at the real peers (PEERS_DIR, by default ../shared/peers): validator A as the upstream
 // of getSignatureStatuses, validator B as a health-probed node of getRoutes.
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { waitFor } from './support/http.js';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   pubkey,
   rpc,
@@ -44,7 +44,7 @@ describe('rollup-router serve: against the real validators', function () {
 
   before(async function () {
     if (!(await reachable(A)) || !(await reachable(B))) {
-      this.skip(); // the peers are started by /work/shared/peers/start-validator.sh; not running here
+      this.skip(); // not running here: the peers folder's start-validator.sh starts them
     }
     bIdentity = ((await call(B, 'getIdentity')).result as { identity: string }).identity;
     tmp = tempDir();
@@ -61,7 +61,7 @@ describe('rollup-router serve: against the real validators', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('getRoutes lists validator B once its health probe answers', async () => {

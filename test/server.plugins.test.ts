@@ -37,7 +37,7 @@ describe('rollup-router --plugin examples/server-plugin.ts', function () {
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('serves the plugin’s method on both endpoint styles, validated by its schema', async () => {
@@ -87,8 +87,8 @@ export default (options) =>
     );
   });
   afterEach(() => {
-    tmp.cleanup();
-    elsewhere.cleanup();
+    tmp.remove();
+    elsewhere.remove();
   });
 
   it('loads {module, options} relative to the config file, from another working directory', async () => {

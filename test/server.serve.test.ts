@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { waitFor } from './support/http.js';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   finalized,
   get,
@@ -56,7 +56,7 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   const request = (method: string, params?: unknown, id: unknown = 1) => ({
@@ -172,6 +172,17 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     });
   });
 
+  it('a POST to a path-style method nobody serves is -32601 echoing its id, as the core answers it', async () => {
+    const r = await rpc(`${server.base}/noSuchMethod`, { jsonrpc: '2.0', id: 7, method: 'noSuchMethod' });
+    expect(r.status).to.equal(404);
+    expect(JSON.parse(r.text)).to.deep.include({ jsonrpc: '2.0', id: 7 });
+    expect(JSON.parse(r.text).error.code).to.equal(-32601);
+    // Deeper paths are no endpoint: the plain 404.
+    const deeper = await rpc(`${server.base}/a/b`, { jsonrpc: '2.0', id: 8, method: 'a' });
+    expect(deeper.status).to.equal(404);
+    expect(JSON.parse(deeper.text).id).to.equal(null);
+  });
+
   it('SIGHUP reloads the routes file (watching is off in this config)', async () => {
     const added = {
       identity: pubkey(),
@@ -212,7 +223,7 @@ describe('rollup-router serve: readiness without a reachable upstream', function
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('GET /ready is 503 and says no upstream answered; /health stays 200', async () => {
@@ -250,7 +261,7 @@ describe('rollup-router serve: embedded defaults, offline (what `npm start` runs
 
   after(async () => {
     await server?.kill();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('listens on 127.0.0.1 with the port from PORT', () => {

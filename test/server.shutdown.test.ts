@@ -3,7 +3,8 @@ import net from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { listen, waitFor } from './support/http.js';
+import { listen } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   finalized,
   get,
@@ -79,7 +80,7 @@ describe('rollup-router serve: graceful shutdown under load', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('SIGTERM with 200 calls in flight: every call gets its complete answer, exit 0, the store is intact', async () => {
@@ -100,7 +101,7 @@ describe('rollup-router serve: graceful shutdown under load', function () {
       'all calls in flight',
       { attempts: 1000 },
     );
-    await waitFor(() => upstream.statusRequests >= 1, 'the calls reached the slow upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the calls reached the slow upstream');
 
     server.signal('SIGTERM');
     const answers = await Promise.all(calls);
@@ -155,7 +156,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('exits with 1 on the second SIGTERM while a call is still waiting', async () => {
@@ -165,7 +166,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
       `${server.base}/`,
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] }),
     ).catch((err: Error) => err);
-    await waitFor(() => upstream.statusRequests >= 1, 'the call reached the upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the call reached the upstream');
     server.signal('SIGTERM');
     await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
@@ -198,7 +199,7 @@ describe('rollup-router serve: a keep-alive connection while draining', function
   after(async () => {
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('the call under way is answered; the next one on the connection gets 503 -32053 with Connection: close', async () => {
@@ -211,7 +212,7 @@ describe('rollup-router serve: a keep-alive connection while draining', function
       return `POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
     };
     socket.write(request({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }));
-    await waitFor(() => upstream.statusRequests >= 1, 'the first call reached the upstream');
+    await waitFor(() => upstream.requestCount >= 1, 'the first call reached the upstream');
     server.signal('SIGTERM');
     await waitFor(
       () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
@@ -330,7 +331,7 @@ describe('rollup-router serve: draining keeps listening', function () {
     upstream?.release();
     await server?.kill();
     await upstream?.close();
-    tmp?.cleanup();
+    tmp?.remove();
   });
 
   it('SIGTERM with a slow call in flight: a new connection gets 503 -32053, /ready 503, the call is answered, exit 0', async () => {
@@ -371,7 +372,7 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
-  afterEach(() => tmp.cleanup());
+  afterEach(() => tmp.remove());
 
   const start = (drainDelayMs: number): Promise<ServerProcess> =>
     startCli([

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, type Rpc } from '@rollup-router/core';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
-import { randomSignature, waitFor } from '../packages/signature-statuses/test/support/fixtures.js';
-import { SolanaStandIn } from '../packages/signature-statuses/test/support/solana-stand-in.js';
+import { randomSignature } from '@rollup-router/test-support/solana';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 describe('getSignatureStatuses over HTTP: request coalescing', () => {
   let upstream: SolanaStandIn;

@@ -3,9 +3,10 @@
 import { writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { importStatuses, signatureStatusesPlugin } from '@rollup-router/signature-statuses';
-import { randomSignatures, status, tempDir } from '../packages/signature-statuses/test/support/fixtures.js';
-import { serve } from '../packages/signature-statuses/test/support/serve.js';
-import { SolanaStandIn } from '../packages/signature-statuses/test/support/solana-stand-in.js';
+import { randomSignatures, status } from '@rollup-router/test-support/solana';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+import { serve } from '@rollup-router/test-support/serve';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const call = (signatures: string[]) => ({
   jsonrpc: '2.0',

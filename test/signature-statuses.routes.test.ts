@@ -3,8 +3,9 @@ import { expect } from 'chai';
 import bs58 from 'bs58';
 import { createLogger, createRpc, type Rpc } from '@rollup-router/core';
 import { buildPlugins, loadConfig, UpstreamWatch, type ServerPlugins } from '@rollup-router/server';
-import { randomSignature, status, tempDir } from '../packages/signature-statuses/test/support/fixtures.js';
-import { SolanaStandIn } from '../packages/signature-statuses/test/support/solana-stand-in.js';
+import { randomSignature, status } from '@rollup-router/test-support/solana';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 import { writeFileSync } from 'node:fs';
 
 const log = createLogger({ level: 'silent' });

@@ -1,5 +1,5 @@
 // Our getSignatureStatuses next to a real Solana validator (MagicBlock's validator A, the
-// offline base chain of /work/shared/peers): real transactions, a successful and a failing
+// offline base chain of the peers folder, PEERS_DIR or ../shared/peers): real transactions, a successful and a failing
 // one, then the same lists asked of both. The `value` arrays must be the same.
 import { expect } from 'chai';
 import {
@@ -12,8 +12,10 @@ import {
 } from '@solana/web3.js';
 import { createSolanaRpc, signature as toKitSignature } from '@solana/kit';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
-import { randomSignatures, tempDir } from '../packages/signature-statuses/test/support/fixtures.js';
-import { serve, type Served } from '../packages/signature-statuses/test/support/serve.js';
+import { randomSignatures } from '@rollup-router/test-support/solana';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+import { serve, type Served } from '@rollup-router/test-support/serve';
+import { PEERS_DIR } from '@rollup-router/test-support/peers-dir';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 
@@ -58,7 +60,7 @@ describe('getSignatureStatuses against the real validator A', function () {
   before(async function () {
     if (!(await reachable(VALIDATOR))) {
       console.log(
-        `      skipped: validator A is not reachable at ${VALIDATOR} (set VALIDATOR_A_URL, or start it: bash /work/shared/peers/start-validator.sh a)`,
+        `      skipped: validator A is not reachable at ${VALIDATOR} (set VALIDATOR_A_URL, or start it: bash ${PEERS_DIR}/start-validator.sh a)`,
       );
       this.skip();
     }

@@ -1,11 +1,12 @@
-// The real MagicBlock peers of /work/shared/peers: the Rust Magic Router (18080) and
+// The real MagicBlock peers of the shared folder (PEERS_DIR, by default ../shared/peers from the repository root): the Rust Magic Router (18080) and
 // ephemeral validator A (17799). Used when running; started when not (and then stopped
 // again at the end); never stopped when someone else started them.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const PEERS_DIR = process.env.PEERS_DIR ?? '/work/shared/peers';
+const PEERS_DIR = process.env.PEERS_DIR ?? fileURLToPath(new URL('../../../shared/peers', import.meta.url));
 const WORK = process.env.PEERS_WORK ?? '/tmp/peers-work';
 export const ROUTER_URL = 'http://127.0.0.1:18080';
 export const VALIDATOR_URL = 'http://127.0.0.1:17799';

@@ -1,5 +1,5 @@
 // Baseline (a): bare node:http reading the body and answering fixed bytes, the ceiling
-// of Node's HTTP stack on this machine (like /work/shared/peers/scripts/fixed-server.mjs).
+// of Node's HTTP stack on this machine (like the peers folder's scripts/fixed-server.mjs).
 import http from 'node:http';
 import { serve, targetArgs } from './lib/serve.mjs';
 import { TRIVIAL_RESPONSE } from './lib/trivial.mjs';

@@ -1,5 +1,5 @@
 // A loopback stand-in for a Solana node, answering like validator A does in
-// /work/shared/peers/captures (member order jsonrpc, result, id; keys sorted; trailing
+// the peers folder's captures (member order jsonrpc, result, id; keys sorted; trailing
 // newline): every signature is finalized. `GET /hits` tells how many
 // getSignatureStatuses calls reached it, so the bench can prove a "memory" or "SQLite"
 // row never went upstream.

@@ -1,7 +1,6 @@
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@rollup-router/core';
 import type { LevelWithSilent, Logger } from 'pino';
 
@@ -76,21 +75,4 @@ export function memoryLog(level: LevelWithSilent = 'debug'): {
     },
   });
   return { stream, lines, log: createLogger({ level, destination: stream }) };
-}
-
-/**
- * Polls until `condition` holds and returns its value, at most `attempts` times `stepMs`
- * apart (a bound, not a timing assertion: it only keeps a broken test from hanging).
- */
-export async function waitFor<T>(
-  condition: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  { attempts = 500, stepMs = 10 } = {},
-): Promise<T> {
-  for (let i = 0; i < attempts; i++) {
-    const value = await condition();
-    if (value !== undefined && value !== false) return value;
-    await sleep(stepMs);
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }

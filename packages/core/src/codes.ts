@@ -22,35 +22,35 @@ export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 
 /** The message that goes with each code, and when it is answered (HTTP statuses: http-status.ts). */
-export const ErrorInfo: Record<ErrorCodeValue, { message: string; when: string }> = {
-  [ErrorCode.PARSE_ERROR]: { message: 'Parse error', when: 'the body is not valid JSON' },
+export const ErrorInfo: Record<ErrorCodeValue, { message: string; meaning: string }> = {
+  [ErrorCode.PARSE_ERROR]: { message: 'Parse error', meaning: 'the body is not valid JSON' },
   [ErrorCode.INVALID_REQUEST]: {
     message: 'Invalid request',
-    when: 'not a valid request object, path/method mismatch, empty or oversized batch',
+    meaning: 'not a valid request object, path/method mismatch, empty or oversized batch',
   },
-  [ErrorCode.METHOD_NOT_FOUND]: { message: 'Method not found', when: 'no such method' },
+  [ErrorCode.METHOD_NOT_FOUND]: { message: 'Method not found', meaning: 'no such method' },
   [ErrorCode.INVALID_PARAMS]: {
     message: 'Invalid params',
-    when: "params fail the method's schema (failing path and rule in data)",
+    meaning: "params fail the method's schema (failing path and rule in data)",
   },
   [ErrorCode.INTERNAL_ERROR]: {
     message: 'Internal error',
-    when: 'a bug or unexpected failure; details are logged with the request id, never returned',
+    meaning: 'a bug or unexpected failure; details are logged with the request id, never returned',
   },
   [ErrorCode.UNAUTHORIZED]: {
     message: 'Unauthorized',
-    when: 'API keys are configured and the request has none, or a wrong one',
+    meaning: 'API keys are configured and the request has none, or a wrong one',
   },
   [ErrorCode.RATE_LIMITED]: {
     message: 'Too many requests',
-    when: "the client's rate budget is spent; Retry-After says when to come back",
+    meaning: "the client's rate budget is spent; Retry-After says when to come back",
   },
   [ErrorCode.DEADLINE_EXCEEDED]: {
     message: 'Deadline exceeded',
-    when: 'the call did not finish within the configured per-call deadline',
+    meaning: 'the call did not finish within the configured per-call deadline',
   },
   [ErrorCode.SHUTTING_DOWN]: {
     message: 'Server is shutting down',
-    when: 'the server is draining and accepts no new calls',
+    meaning: 'the server is draining and accepts no new calls',
   },
 };

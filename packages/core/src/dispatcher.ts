@@ -1,9 +1,9 @@
-import { Call, type CallScope } from './call-context.js';
+import { Call, type CallScope } from './call.js';
 import { ErrorCode } from './codes.js';
 import { errorJson, successJson } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
-import { hasUnechoableId, idJson, type ExactIds } from './json.js';
+import { hasUnechoableId, idJson, type ExactIds } from './exact-ids.js';
 import type { AnyMethodDefinition } from './method.js';
 import { emitGuarded } from './observers.js';
 import { RawJson } from './raw-json.js';

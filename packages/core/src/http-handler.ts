@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
-import type { CallScope } from './call-context.js';
+import type { CallScope } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
@@ -16,19 +16,17 @@ import {
   type HttpExchange,
   type HttpReply,
 } from './exchange.js';
-import { parseBody } from './json.js';
+import { parseBody } from './exact-ids.js';
+import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
 import type { RateLimit } from './rate-limit.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from './request-id-header.js';
+import { validateOptions } from './validation.js';
 
-/** Which endpoint styles a mount serves, and the envelope of its path-style endpoints. */
-export interface MountOptions {
-  /** `POST <mount>/`: strict JSON-RPC 2.0, for @solana/kit, web3.js and any JSON-RPC client. Default true. */
-  readonly root?: boolean;
-  /** `POST <mount>/<method>`: one path per method, as the specification. Default true. */
-  readonly pathStyle?: boolean;
-  /** Envelope of path-style successes. Default 'specification' (`"error": null` where the method declares it). */
-  readonly pathStyleEnvelope?: EnvelopeStyle;
-}
+/** Which endpoint styles a mount serves, and the envelope of its path-style endpoints: schemas/mount-options. */
+export type { MountOptions };
+
+// The schema's defaults, for the keys a mount leaves out (adapters pass mounts unvalidated).
+const MOUNT_DEFAULTS = validateOptions<MountOptionsResolved>(mountOptionsSchema, {}, 'mount options');
 
 /**
  * An RPC endpoint below a mount. The HTTP layer decides envelopes from URL path styles and
@@ -84,9 +82,9 @@ export class HttpHandler {
    */
   anyTarget(path: string, mount: MountOptions): DispatchTarget | undefined {
     if (path === '/' || path === '') {
-      return mount.root === false ? undefined : ROOT;
+      return (mount.root ?? MOUNT_DEFAULTS.root) ? ROOT : undefined;
     }
-    if (mount.pathStyle === false) return undefined;
+    if (!(mount.pathStyle ?? MOUNT_DEFAULTS.pathStyle)) return undefined;
     const name = decodePath(path.slice(1));
     if (name === undefined) return undefined;
     // Only path-style endpoints may carry the specification's envelope; the root is always strict.
@@ -240,7 +238,8 @@ function closeIf(overLimit: boolean, headers: Record<string, string>, reply: Htt
   return { ...reply, lingerBeforeClose: true };
 }
 
-const envelopeOf = (mount: MountOptions): EnvelopeStyle => mount.pathStyleEnvelope ?? 'specification';
+const envelopeOf = (mount: MountOptions): EnvelopeStyle =>
+  mount.pathStyleEnvelope ?? MOUNT_DEFAULTS.pathStyleEnvelope;
 
 function decodePath(segment: string): string | undefined {
   try {

@@ -1,6 +1,6 @@
 export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
-export type { CallContext, CallOrigin } from './context.js';
+export type { CallContext, CallOrigin } from './call-context.js';
 export { RawJson } from './raw-json.js';
 export { emitGuarded } from './observers.js';
 export {
@@ -13,6 +13,7 @@ export {
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
 export { redactUrl } from './redact-url.js';
+export { inSchemaOrder } from './schema-order.js';
 export {
   defineMethod,
   defineMethodFromSchemas,
@@ -46,6 +47,8 @@ export { expressRpc } from './adapters/express.js';
 export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
 export {
   coreOptionsSchema,
+  mountOptionsSchema,
+  noParamsSchema,
   jsonrpcRequestSchema,
   jsonrpcResponseSchema,
   signatureSchema,

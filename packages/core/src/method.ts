@@ -1,5 +1,5 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { CallContext } from './context.js';
+import type { CallContext } from './call-context.js';
 import type { RpcError, ValidationFailure } from './errors.js';
 import type { RawJson } from './raw-json.js';
 

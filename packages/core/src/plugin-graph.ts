@@ -59,7 +59,7 @@ function resolveErrors(plugins: readonly Plugin[]): OwnedError[] {
   const errors: OwnedError[] = Object.values(ErrorCode).map((code) => ({
     code,
     message: ErrorInfo[code].message,
-    meaning: ErrorInfo[code].when,
+    meaning: ErrorInfo[code].meaning,
     owner: 'core',
   }));
   const byCode = new Map(errors.map((e) => [e.code, e.owner]));

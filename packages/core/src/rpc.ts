@@ -2,18 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeys } from './api-keys.js';
-import type { CallScope } from './call-context.js';
-import type { CallOrigin } from './context.js';
+import type { CallScope } from './call.js';
+import type { CallOrigin } from './call-context.js';
 import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
 import { Dispatcher, type CallEvent, type DispatchPolicy } from './dispatcher.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
-import { coreOptionsSchema, type CoreOptions, type CoreOptionsResolved } from './generated/schemas.js';
+import {
+  coreOptionsSchema,
+  noParamsSchema,
+  type CoreOptions,
+  type CoreOptionsResolved,
+} from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
 import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
-import { parseBody } from './json.js';
+import { parseBody } from './exact-ids.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins, type OwnedError } from './plugin-graph.js';
@@ -228,7 +233,7 @@ export class Rpc {
     return defineMethod<unknown, OpenRpcDocument>({
       name: 'rpc.discover',
       summary: 'Returns the OpenRPC document of this service.',
-      params: { type: 'array', maxItems: 0 },
+      params: noParamsSchema,
       handler: () => (cached ??= RawJson.of(this.discover())),
     }) as AnyMethodDefinition;
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createNodeListener, createRpc, defineMethod, definePlugin, type Plugin } from '@rollup-router/core';
-import { listen, memoryLog, post, type Listening } from '../../../test/support/http.js';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"whoStarted"}';
 

@@ -2,7 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
-import { listen, memoryLog, post, waitFor, type Listening } from '../../../test/support/http.js';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
 const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"ping"}';

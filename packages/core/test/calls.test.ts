@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { createLogger, createNodeListener, createRpc, defineMethod, RawJson } from '@rollup-router/core';
-import { waitFor, listen, memoryLog, post, type Listening } from '../../../test/support/http.js';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 describe('calls', () => {
   let server: Listening;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import { createRequire } from 'node:module';
+import type { FormatsPlugin } from 'ajv-formats';
 import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
 
 // Loaded with require(): these CommonJS modules' default import is their exports object
@@ -9,6 +10,7 @@ import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } 
 const requireCjs = createRequire(import.meta.url);
 type Schema = Record<string, unknown>;
 const metaSchema = (requireCjs('@open-rpc/meta-schema') as { openrpcDocument: Schema }).openrpcDocument;
+const addFormats = requireCjs('ajv-formats') as FormatsPlugin;
 // The OpenRPC meta-schema describes its `schema` members by reference to this one.
 const jsonSchemaMeta = (requireCjs('@json-schema-tools/meta-schema') as { jsonSchema: Schema }).jsonSchema;
 
@@ -52,7 +54,12 @@ describe('rpc.discover', () => {
 
   it('is a valid OpenRPC document by @open-rpc/meta-schema', () => {
     const { $schema: _ignored, ...schema } = metaSchema;
+    // The meta-schemas are draft-07 and use the formats uri, uri-reference and regex:
+    // without ajv-formats ajv ignores each one with a console warning, and checks less.
+    // strict stays off: they are not ours and break its rules (additionalItems beside a
+    // single-schema items), which changes nothing in what they accept.
     const ajv = new Ajv({ strict: false, validateSchema: false });
+    addFormats(ajv);
     const { $schema: _alsoIgnored, ...jsonSchemaSchema } = jsonSchemaMeta;
     // It is referred to both with and without the trailing slash of its $id.
     ajv.addSchema(jsonSchemaSchema);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger, createRpc, defineMethod } from '@rollup-router/core';
-import { parseBody } from '../src/json.js';
+import { parseBody } from '../src/exact-ids.js';
 
 const BIG = '123456789012345678901';
 

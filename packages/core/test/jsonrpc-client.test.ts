@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { JsonRpcClient, redactUrl } from '../src/index.js';
-import { listen, type Listening } from '../../../test/support/http.js';
+import { listen, type Listening } from '@rollup-router/test-support/http';
 
 interface Node extends Listening {
   /** Requests received, retries included. */

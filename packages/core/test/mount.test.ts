@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
-import { listen, post, type Listening } from '../../../test/support/http.js';
+import { listen, post, type Listening } from '@rollup-router/test-support/http';
 
 describe('createNodeListener with a mountPath', () => {
   let server: Listening;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod, type Rpc } from '@rollup-router/core';
-import { listen, post, type Listening } from '../../../test/support/http.js';
+import { listen, post, type Listening } from '@rollup-router/test-support/http';
 
 const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"ping"}';

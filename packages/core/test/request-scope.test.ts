@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
-import { listen, memoryLog, post, waitFor, type Listening } from '../../../test/support/http.js';
+import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
 // Shaped like an upstream-bound method: it hands ctx.signal to its I/O.
 const touchesSignal = defineMethod<[], boolean>({

@@ -1,6 +1,14 @@
-import { emitGuarded, RawJson, validateOptions, type PluginContext, type Schema } from '@rollup-router/core';
+import {
+  emitGuarded,
+  inSchemaOrder,
+  RawJson,
+  validateOptions,
+  type PluginContext,
+  type Schema,
+} from '@rollup-router/core';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
+  routeEntrySchema,
   routesPluginOptionsSchema,
   type RouteEntry,
   type RoutesPluginOptions,
@@ -51,15 +59,9 @@ type Listener<T> = (value: T) => void;
 
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** The wire's member order, whatever order the file or database had. */
-const toWireEntry = (e: RouteEntry): RouteEntry =>
-  Object.freeze({
-    identity: e.identity,
-    fqdn: e.fqdn,
-    baseFee: e.baseFee,
-    blockTimeMs: e.blockTimeMs,
-    countryCode: e.countryCode,
-  });
+/** The wire's member order (the schema's), whatever order the file or database had. */
+const inWireOrder = inSchemaOrder<RouteEntry>(routeEntrySchema);
+const toWireEntry = (e: RouteEntry): RouteEntry => Object.freeze(inWireOrder(e));
 
 const emptySnapshot = (): RoutesSnapshot => {
   const none: RouteEntry[] = [];

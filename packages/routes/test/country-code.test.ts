@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry } from '../src/index.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { newIdentity } from './support/identities.js';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { newIdentity } from '@rollup-router/test-support/solana';
 
 const require = createRequire(import.meta.url);
 const countries = require('i18n-iso-countries') as { getAlpha3Codes(): Record<string, string> };

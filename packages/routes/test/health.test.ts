@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { RouteRegistry, type ProbeReport, type RouteEntry, type RoutesOptions } from '../src/index.js';
-import { FakeNode, type NodeBehaviour } from './support/fake-node.js';
-import { newIdentity } from './support/identities.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { waitFor } from '../../../test/support/http.js';
+import { SolanaStandIn, type HealthBehaviour } from '@rollup-router/test-support/solana-stand-in';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
-const entryFor = (fake: FakeNode, countryCode: RouteEntry['countryCode'] = 'DEU'): RouteEntry => ({
+const entryFor = (fake: SolanaStandIn, countryCode: RouteEntry['countryCode'] = 'DEU'): RouteEntry => ({
   identity: newIdentity(),
   fqdn: fake.url,
   baseFee: 0,
@@ -17,7 +17,7 @@ const entryFor = (fake: FakeNode, countryCode: RouteEntry['countryCode'] = 'DEU'
 const fast = { intervalMs: 10, timeoutMs: 500, unhealthyAfter: 3 };
 
 describe('node health', () => {
-  const fakes: FakeNode[] = [];
+  const fakes: SolanaStandIn[] = [];
   let registry: RouteRegistry | undefined;
   let logs: ReturnType<typeof memoryLog>;
 
@@ -30,8 +30,9 @@ describe('node health', () => {
     await Promise.all(fakes.splice(0).map((f) => f.close()));
   });
 
-  async function fakeNode(behaviour?: NodeBehaviour): Promise<FakeNode> {
-    const fake = await FakeNode.start(behaviour);
+  async function fakeNode(health: HealthBehaviour = 'healthy'): Promise<SolanaStandIn> {
+    const fake = await SolanaStandIn.start();
+    fake.health = health;
     fakes.push(fake);
     return fake;
   }
@@ -82,7 +83,7 @@ describe('node health', () => {
     reg.onChange((routes) => changes.push(routes));
     expect(reg.available()).to.deep.equal([entry]);
 
-    fake.behaviour = 'http-500';
+    fake.health = 'http-500';
     await waitFor(() => reg.available().length === 0, 'the node to be dropped');
     const failures = reports.filter((r) => !r.ok);
     expect(failures.map((r) => [r.available, r.changed])).to.deep.equal([
@@ -98,7 +99,7 @@ describe('node health', () => {
       error: 'http-status: HTTP 500',
     });
 
-    fake.behaviour = 'healthy';
+    fake.health = 'healthy';
     await waitFor(() => reg.available().length === 1, 'the node to be listed again');
     const firstSuccess = reports.find((r) => r.ok)!;
     expect([firstSuccess.available, firstSuccess.changed]).to.deep.equal([true, true]);
@@ -110,7 +111,7 @@ describe('node health', () => {
     const reg = await startWith([entryFor(fake)], { intervalMs: 10, timeoutMs: 500 });
     const reports: ProbeReport[] = [];
     reg.onProbe((r) => reports.push(r));
-    fake.behaviour = 'http-500';
+    fake.health = 'http-500';
     await waitFor(() => reg.available().length === 0, 'the node to be dropped');
     expect(reports.filter((r) => !r.ok).map((r) => r.available)).to.deep.equal([true, true, false]);
   });
@@ -126,7 +127,7 @@ describe('node health', () => {
     reg.onChange(() => {
       throw new Error('observer bug');
     });
-    fake.behaviour = 'http-500';
+    fake.health = 'http-500';
     await waitFor(() => reg.available().length === 0, 'the node to be dropped');
     expect(seen.filter((ok) => !ok)).to.have.length(3);
     const failures = logs.lines.filter((l) => l.msg === 'an observer threw; ignored');
@@ -157,7 +158,7 @@ describe('node health', () => {
     const reg = await startWith([entry], { intervalMs: 10, timeoutMs: 50, unhealthyAfter: 1 });
     expect(reg.available()).to.deep.equal([]);
     expect(reg.nodes()[0]!.lastError).to.equal('timeout: no answer within 50 ms');
-    await waitFor(() => slow.requests >= 4, 'more probes');
+    await waitFor(() => slow.methods.length >= 4, 'more probes');
     expect(slow.maxInFlight).to.equal(1);
     expect(slow.abandoned).to.be.greaterThanOrEqual(3);
   });
@@ -176,13 +177,13 @@ describe('node health', () => {
   it('stops probing when stopped, aborting a probe under way', async () => {
     const [quick, slow] = [await fakeNode(), await fakeNode()];
     const reg = await startWith([entryFor(quick), entryFor(slow)], { intervalMs: 10, timeoutMs: 60_000 });
-    slow.behaviour = 'hang';
-    await waitFor(() => quick.requests >= 3 && slow.inFlight === 1, 'probes under way');
+    slow.health = 'hang';
+    await waitFor(() => quick.methods.length >= 3 && slow.inFlight === 1, 'probes under way');
     await reg.stop();
     await waitFor(() => slow.inFlight === 0, 'the hanging probe to be aborted');
-    const seen = quick.requests + slow.requests;
+    const seen = quick.methods.length + slow.methods.length;
     await sleep(100); // ten probe intervals: any probe still scheduled would show up
-    expect(quick.requests + slow.requests).to.equal(seen);
+    expect(quick.methods.length + slow.methods.length).to.equal(seen);
   });
 
   it('lists every registered node without probing when health checking is off', async () => {
@@ -191,6 +192,6 @@ describe('node health', () => {
     const reg = await startWith([entry], { enabled: false });
     expect(reg.available()).to.deep.equal([entry]);
     expect(reg.nodes()[0]!.health).to.equal('unchecked');
-    expect(fake.requests).to.equal(0);
+    expect(fake.methods.length).to.equal(0);
   });
 });

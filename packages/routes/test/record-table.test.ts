@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { RecordTable, type RecordState } from '../src/chain/record-table.js';
 import type { RouteEntry } from '../src/index.js';
-import { newIdentity } from './support/identities.js';
+import { newIdentity } from '@rollup-router/test-support/solana';
 
 const listed = (identity = newIdentity()): RecordState & { entry: RouteEntry } => ({
   kind: 'listed',

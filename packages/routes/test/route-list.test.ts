@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RoutesOptions } from '../src/index.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { newIdentity } from './support/identities.js';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { newIdentity } from '@rollup-router/test-support/solana';
 
 const node = (over: Record<string, unknown> = {}): RouteEntry =>
   ({

@@ -4,19 +4,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { RouteListError, RouteRegistry, type RouteEntry, type RouteSource } from '../src/index.js';
-import { FakeNode } from './support/fake-node.js';
-import { newIdentity } from './support/identities.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { waitFor } from '../../../test/support/http.js';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
+import { routeEntry } from '@rollup-router/test-support/solana';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
-const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
-  identity: newIdentity(),
-  fqdn: 'https://er-1.example.com',
-  baseFee: 0,
-  blockTimeMs: 50,
-  countryCode: 'DEU',
-  ...over,
-});
+const node = routeEntry;
 
 /** What an embedder writes: nodes kept somewhere else, with a change notification. */
 class InMemorySource implements RouteSource {
@@ -126,10 +119,10 @@ describe('route sources', () => {
 
   it('keeps probing a node whose entry is unchanged, stops probing a removed one, and re-probes a moved one', async () => {
     const [stay, leave, oldHome, newHome] = await Promise.all([
-      FakeNode.start(),
-      FakeNode.start(),
-      FakeNode.start(),
-      FakeNode.start(),
+      SolanaStandIn.start(),
+      SolanaStandIn.start(),
+      SolanaStandIn.start(),
+      SolanaStandIn.start(),
     ]);
     cleanups.push(() => Promise.all([stay, leave, oldHome, newHome].map((f) => f.close())));
     const a = node({ fqdn: stay.url });
@@ -155,10 +148,10 @@ describe('route sources', () => {
     expect(published.length).to.be.greaterThan(0);
     expect(published.every((routes) => routes[0]?.identity === a.identity)).to.equal(true);
 
-    const seen = [leave.requests, oldHome.requests];
-    const stayed = stay.requests;
-    await waitFor(() => stay.requests >= stayed + 3, 'more probes of the node that stayed');
+    const seen = [leave.methods.length, oldHome.methods.length];
+    const stayed = stay.methods.length;
+    await waitFor(() => stay.methods.length >= stayed + 3, 'more probes of the node that stayed');
     await sleep(30);
-    expect([leave.requests, oldHome.requests]).to.deep.equal(seen);
+    expect([leave.methods.length, oldHome.methods.length]).to.deep.equal(seen);
   });
 });

@@ -4,18 +4,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { stringify as toYaml } from 'yaml';
 import { RouteListError, RouteRegistry, type RouteEntry, type RoutesOptions } from '../src/index.js';
-import { newIdentity } from './support/identities.js';
-import { memoryLog, type LogLine } from '../../../test/support/http.js';
-import { waitFor } from '../../../test/support/http.js';
+import { routeEntry } from '@rollup-router/test-support/solana';
+import { memoryLog, type LogLine } from '@rollup-router/test-support/http';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 
-const node = (over: Partial<RouteEntry> = {}): RouteEntry => ({
-  identity: newIdentity(),
-  fqdn: 'https://er-1.example.com',
-  baseFee: 0,
-  blockTimeMs: 50,
-  countryCode: 'DEU',
-  ...over,
-});
+const node = routeEntry;
 
 describe('routes file', () => {
   let dir: string;

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The package directory (src/ and dist/ both sit one level below it). */
-export const packageDir = fileURLToPath(new URL('..', import.meta.url));
-
 /** The routes file the server loads when it runs on embedded defaults. */
 export const exampleRoutesFile = fileURLToPath(new URL('../defaults/routes.example.json', import.meta.url));
 

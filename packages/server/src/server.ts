@@ -165,9 +165,17 @@ function createListeners(
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
   const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
+  // Without a fallback the core's listener answers every POST under the mount as JSON-RPC.
+  const otherPosts = createNodeListener(rpc, config.endpoints);
   const listener = createNodeListener(rpc, {
     ...config.endpoints,
-    fallback: createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError }),
+    fallback: createFallback({
+      ready,
+      metrics: separate ? undefined : scrape,
+      metricsToken,
+      onError,
+      otherPosts,
+    }),
   });
   const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
   const metricsServer =

@@ -3,7 +3,7 @@ export type { ResolvedOptions, SignatureStatusesHooks, SignatureStatusesOptions 
 export type { LookupLayer, StatusesObservers, UpstreamCallOutcome } from './events.js';
 export type { LookupOptions } from './status-chain.js';
 export type { StatusLayer, LearnedStatus } from './layer.js';
-export { getSignatureStatusesMethod } from './method.js';
+export { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 export { agaveParamsError } from './agave-params-error.js';
 export { importStatuses, ImportLineError, type ImportCounts } from './import-statuses.js';
 export { StatusStore, type FinalizedRecord } from './store.js';

@@ -4,7 +4,7 @@ import { StatusesError } from './errors.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { StatusLayer } from './layer.js';
 import { MemoryCache } from './memory-cache.js';
-import { getSignatureStatusesMethod } from './method.js';
+import { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
 import { StatusChain, type LookupOptions } from './status-chain.js';
 import { StoreLayer } from './store-layer.js';

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { SignatureStatus } from './generated/schemas.js';
+import { inSchemaOrder } from '@rollup-router/core';
+import { signatureStatusSchema, type SignatureStatus } from './generated/schemas.js';
 
 export type { SignatureStatus };
 export type ConfirmationStatus = SignatureStatus['confirmationStatus'];
@@ -22,23 +23,23 @@ export function statusMatchesErr(status: SignatureStatus['status'], err: Signatu
   return err === null ? 'Ok' in status : 'Err' in status && isDeepStrictEqual(status.Err, err);
 }
 
-/**
- * A status with its keys in the validator's (alphabetical) order. The core serializes
- * with JSON.stringify, so the order in which keys are set is the order on the wire.
- */
+// The schema lists the members in the validator's (alphabetical) order.
+const inWireOrder = inSchemaOrder<SignatureStatus>(signatureStatusSchema);
+
+/** A status in the wire's member order; `status` is derived from `err`, so the two always agree. */
 export function orderedStatus(
   confirmationStatus: ConfirmationStatus,
   confirmations: number | null,
   err: TransactionError | null,
   slot: number,
 ): SignatureStatus {
-  return {
+  return inWireOrder({
     confirmationStatus,
     confirmations,
     err,
     slot,
     status: err === null ? { Ok: null } : { Err: err },
-  };
+  });
 }
 
 /** A finalized status as the store keeps it: only the slot and the error vary. */

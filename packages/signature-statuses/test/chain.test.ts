@@ -6,9 +6,10 @@ import {
   type SignatureStatusesOptions,
   type SignatureStatusesPlugin,
 } from '../src/index.js';
-import { memoryLog } from '../../../test/support/http.js';
-import { randomSignature, randomSignatures, status, tempDir } from './support/fixtures.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { memoryLog } from '@rollup-router/test-support/http';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 import { StatusEvents, type LookupLayer } from '../src/events.js';
 import type { LearnedStatus, StatusLayer } from '../src/layer.js';
 import { MemoryCache } from '../src/memory-cache.js';

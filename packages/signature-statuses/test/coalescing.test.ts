@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '../src/index.js';
-import { randomSignature, randomSignatures, status, waitFor } from './support/fixtures.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
 

@@ -5,8 +5,8 @@ import {
   type SignatureStatusesOptions,
   type SignatureStatusesPlugin,
 } from '../src/index.js';
-import { randomSignature, status } from './support/fixtures.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { randomSignature, status } from '@rollup-router/test-support/solana';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { signatureStatusesPlugin } from '../src/index.js';
-import { capture, CAPTURES_DIR, hasCaptures } from './support/captures.js';
-import { randomSignature, randomSignatures, status } from './support/fixtures.js';
-import { serve, type Served } from './support/serve.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { capture, CAPTURES_DIR, hasCaptures } from '@rollup-router/test-support/captures';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { serve, type Served } from '@rollup-router/test-support/serve';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 interface RpcAnswer {
   jsonrpc: string;

@@ -1,26 +1,9 @@
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
-import { signatureStatusesPlugin, statusesPluginOptionsSchema } from '../src/index.js';
-import { randomSignature } from './support/fixtures.js';
-
-const schemaDefault = (...path: string[]): unknown => {
-  let node = statusesPluginOptionsSchema as Record<string, unknown>;
-  for (const key of path) node = (node.properties as Record<string, Record<string, unknown>>)[key]!;
-  return node.default;
-};
+import { signatureStatusesPlugin } from '../src/index.js';
+import { randomSignature } from '@rollup-router/test-support/solana';
 
 describe('signature statuses: options', () => {
-  it('fills every default from the options schema', () => {
-    const { options } = signatureStatusesPlugin();
-    expect(options.apiVersion).to.equal(schemaDefault('apiVersion'));
-    expect(options.memory.maxEntries).to.equal(schemaDefault('memory', 'maxEntries'));
-    expect(options.memory.unfinalizedTtlMs).to.equal(schemaDefault('memory', 'unfinalizedTtlMs'));
-    expect(options.store).to.equal(schemaDefault('store'));
-    expect(options.upstreamTimeoutMs).to.equal(schemaDefault('upstreamTimeoutMs'));
-    expect(options.deadlineMs).to.equal(schemaDefault('deadlineMs'));
-    expect(options.maxTracked).to.equal(schemaDefault('maxTracked'));
-  });
-
   const invalid: [string, Record<string, unknown>, RegExp][] = [
     [
       'an upstream URL that is not http(s)',

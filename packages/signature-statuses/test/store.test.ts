@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { importStatuses, ImportLineError, signatureStatusesPlugin, StatusStore } from '../src/index.js';
-import { randomSignature, randomSignatures, status, tempDir } from './support/fixtures.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 import { createLogger } from '@rollup-router/core';
 
 const log = createLogger({ level: 'silent' });

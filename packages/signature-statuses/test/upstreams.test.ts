@@ -4,9 +4,9 @@ import {
   type SignatureStatusesOptions,
   type UpstreamCallOutcome,
 } from '../src/index.js';
-import { randomSignature, randomSignatures, status } from './support/fixtures.js';
-import { serve, type Served } from './support/serve.js';
-import { SolanaStandIn } from './support/solana-stand-in.js';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { serve, type Served } from '@rollup-router/test-support/serve';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 interface RpcAnswer {
   result?: { context: { apiVersion: string; slot: number }; value: unknown[] };

@@ -11,6 +11,11 @@ export interface FallbackRoutes {
   readonly metricsToken?: string;
   /** Logs a failure to build an answer (the client gets a bare 500). */
   readonly onError: (err: unknown) => void;
+  /**
+   * Answers the POSTs no other route takes, as the core does on its own: a path-style
+   * method nobody serves is -32601 echoing the request's id. undefined: a bare 404.
+   */
+  readonly otherPosts?: RequestListener;
 }
 
 const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
@@ -61,7 +66,8 @@ export function createFallback(routes: FallbackRoutes): RequestListener {
     const path = (req.url ?? '/').split('?', 1)[0];
     const probe = (path === '/health' || path === '/ready') && routes.ready !== undefined;
     if (!probe && !(path === '/metrics' && routes.metrics !== undefined)) {
-      send(req, res, 404, JSON_TYPE, NOT_FOUND);
+      if (req.method === 'POST' && routes.otherPosts !== undefined) routes.otherPosts(req, res);
+      else send(req, res, 404, JSON_TYPE, NOT_FOUND);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

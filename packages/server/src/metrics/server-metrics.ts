@@ -48,98 +48,111 @@ export class ServerMetrics {
   private readonly probeSeconds: Histogram<'identity'>;
 
   constructor(options: ServerMetricsOptions) {
-    const registers = [this.registry];
     this.methodNames = options.methods;
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
-    new Gauge({
-      name: `${PREFIX}info`,
-      help: 'Always 1; the version label says which release runs.',
-      labelNames: ['version'],
-      registers,
-    }).set({ version: options.version }, 1);
-    this.calls = new Counter({
-      name: `${PREFIX}calls_total`,
-      help: 'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
-      labelNames: ['method', 'code'],
-      registers,
-    });
-    this.callSeconds = new Histogram({
-      name: `${PREFIX}call_duration_seconds`,
-      help: 'Time from dispatch to answer of one JSON-RPC call.',
-      labelNames: ['method', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.responses = new Counter({
-      name: `${PREFIX}http_responses_total`,
-      help: 'HTTP responses by status (401 unauthorized, 413 too large, 429 rate limited, 503 draining, ...).',
-      labelNames: ['status'],
-      registers,
-    });
-    new Gauge({
-      name: `${PREFIX}http_inflight_requests`,
-      help: 'HTTP requests being answered.',
-      registers,
-      collect() {
-        this.set(options.inflight());
+    this.gauge('info', 'Always 1; the version label says which release runs.', ['version']).set(
+      { version: options.version },
+      1,
+    );
+    this.calls = this.counter(
+      'calls_total',
+      'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
+      ['method', 'code'],
+    );
+    this.callSeconds = this.histogram(
+      'call_duration_seconds',
+      'Time from dispatch to answer of one JSON-RPC call.',
+      ['method', 'outcome'],
+    );
+    this.responses = this.counter(
+      'http_responses_total',
+      'HTTP responses by status (401 unauthorized, 413 too large, 429 rate limited, 503 draining, ...).',
+      ['status'],
+    );
+    this.gauge('http_inflight_requests', 'HTTP requests being answered.', [], (g) =>
+      g.set(options.inflight()),
+    );
+    this.upstreamCalls = this.counter(
+      'upstream_requests_total',
+      'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
+      ['upstream', 'outcome'],
+    );
+    this.upstreamFailures = this.counter(
+      'upstream_failures_total',
+      'Upstream requests that failed (timeout, unreachable, bad_response, rpc_error, aborted).',
+      ['upstream', 'outcome'],
+    );
+    this.upstreamSeconds = this.histogram(
+      'upstream_request_duration_seconds',
+      'Time of one upstream request, from sending to the whole answer read.',
+      ['upstream'],
+    );
+    this.lookups = this.counter(
+      'status_lookups_total',
+      'Signatures settled per layer of the answer chain: memory and store are cache hits, unknown = nobody knew it.',
+      ['layer'],
+    );
+    this.nodeGauges(options.nodes);
+    this.probes = this.counter(
+      'node_probes_total',
+      'Health probes of registered nodes, by node identity and outcome (ok or failed).',
+      ['identity', 'outcome'],
+    );
+    this.probeSeconds = this.histogram(
+      'node_probe_duration_seconds',
+      'Round trip of health probes of registered nodes.',
+      ['identity'],
+    );
+  }
+
+  /** Per-node availability, read from the registry at scrape time. */
+  private nodeGauges(nodes: () => readonly NodeView[]): void {
+    this.gauge(
+      'node_available',
+      'Per registered node: 1 when getRoutes lists it, 0 when its health probes fail.',
+      ['identity', 'fqdn'],
+      (g) => {
+        g.reset();
+        for (const n of nodes())
+          g.set({ identity: n.entry.identity, fqdn: n.entry.fqdn }, n.available ? 1 : 0);
       },
-    });
-    this.upstreamCalls = new Counter({
-      name: `${PREFIX}upstream_requests_total`,
-      help: 'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
-      labelNames: ['upstream', 'outcome'],
-      registers,
-    });
-    this.upstreamFailures = new Counter({
-      name: `${PREFIX}upstream_failures_total`,
-      help: 'Upstream requests that failed (timeout, unreachable, bad_response, rpc_error, aborted).',
-      labelNames: ['upstream', 'outcome'],
-      registers,
-    });
-    this.upstreamSeconds = new Histogram({
-      name: `${PREFIX}upstream_request_duration_seconds`,
-      help: 'Time of one upstream request, from sending to the whole answer read.',
-      labelNames: ['upstream'],
+    );
+    this.gauge('nodes_available', 'How many nodes getRoutes lists.', [], (g) =>
+      g.set(nodes().filter((n) => n.available).length),
+    );
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name: PREFIX + name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+    return new Histogram({
+      name: PREFIX + name,
+      help,
+      labelNames,
       buckets: LATENCY_BUCKETS,
-      registers,
+      registers: [this.registry],
     });
-    this.lookups = new Counter({
-      name: `${PREFIX}status_lookups_total`,
-      help: 'Signatures settled per layer of the answer chain: memory and store are cache hits, unknown = nobody knew it.',
-      labelNames: ['layer'],
-      registers,
-    });
-    new Gauge({
-      name: `${PREFIX}node_available`,
-      help: 'Per registered node: 1 when getRoutes lists it, 0 when its health probes fail.',
-      labelNames: ['identity', 'fqdn'],
-      registers,
-      collect() {
-        this.reset();
-        for (const n of options.nodes())
-          this.set({ identity: n.entry.identity, fqdn: n.entry.fqdn }, n.available ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}nodes_available`,
-      help: 'How many nodes getRoutes lists.',
-      registers,
-      collect() {
-        this.set(options.nodes().filter((n) => n.available).length);
-      },
-    });
-    this.probes = new Counter({
-      name: `${PREFIX}node_probes_total`,
-      help: 'Health probes of registered nodes, by node identity and outcome (ok or failed).',
-      labelNames: ['identity', 'outcome'],
-      registers,
-    });
-    this.probeSeconds = new Histogram({
-      name: `${PREFIX}node_probe_duration_seconds`,
-      help: 'Round trip of health probes of registered nodes.',
-      labelNames: ['identity'],
-      buckets: LATENCY_BUCKETS,
-      registers,
+  }
+
+  /** A gauge; `collect` (when given) sets its value at scrape time. */
+  private gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect?: (gauge: Gauge<L>) => void,
+  ): Gauge<L> {
+    return new Gauge({
+      name: PREFIX + name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect && {
+        collect(this: Gauge<L>) {
+          collect(this);
+        },
+      }),
     });
   }
 

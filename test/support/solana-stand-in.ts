@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SignatureStatus } from '../../src/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SignatureStatus } from '@rollup-router/signature-statuses';
 
 /** How the stand-in answers its next requests. */
 export type StandInBehaviour =
@@ -21,6 +22,14 @@ export type StandInBehaviour =
   /** A well-formed answer over `bytes` long (its apiVersion padded), with or without a content-length. */
   | { readonly kind: 'huge'; readonly bytes: number; readonly chunked: boolean };
 
+/**
+ * How the node answers every method but getSignatureStatuses (the routes plugin's health
+ * probes). `healthy` answers getHealth byte for byte like the captured validator
+ * (captures/er-validator.getHealth.json); `unhealthy` is Agave's JSON-RPC error for a node
+ * that is behind; `hang` never answers until the node goes down or closes.
+ */
+export type HealthBehaviour = 'healthy' | 'http-500' | 'unhealthy' | 'not-json' | 'hang';
+
 export interface RecordedRequest {
   readonly signatures: readonly string[];
   readonly config: unknown;
@@ -29,12 +38,22 @@ export interface RecordedRequest {
 /**
  * A Solana JSON-RPC node on loopback that answers getSignatureStatuses as the captured
  * validator does: members `jsonrpc, result, id`, result keys in alphabetical order, a
- * trailing newline, `null` for unknown signatures. It can be told to misbehave.
+ * trailing newline, `null` for unknown signatures; and getHealth and getSlot for health
+ * probes. It can be told to misbehave, and go down and come back on its port.
  */
 export class SolanaStandIn {
-  readonly statuses = new Map<string, SignatureStatus>();
   readonly requests: RecordedRequest[] = [];
   behaviour: StandInBehaviour = { kind: 'normal' };
+  /** Delay before each getSignatureStatuses answer, in ms. */
+  delayMs = 0;
+  health: HealthBehaviour = 'healthy';
+  /** The JSON-RPC method of every request received, in order; `(not JSON)` for a body that is not. */
+  readonly methods: string[] = [];
+  /** Requests received and not yet answered, and the most there ever were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
+  /** Requests whose connection went away before they were answered (aborted probes). */
+  abandoned = 0;
   slot: number;
   apiVersion = '2.2.1';
   /** Write status members in the Magic Router's order (slot first) instead of the validator's. */
@@ -47,24 +66,26 @@ export class SolanaStandIn {
   healthChecks = 0;
   private readonly held: (() => void)[] = [];
   private released = false;
+  private readonly hung = new Set<http.ServerResponse>();
+  private server = http.createServer();
+  private port = 0;
 
   private constructor(
-    private readonly server: http.Server,
-    readonly url: string,
     slot: number,
+    /** Statuses it knows; anything else is null, as a validator answers. */
+    readonly statuses: Map<string, SignatureStatus>,
   ) {
     this.slot = slot;
   }
 
-  static async start(slot = 1000): Promise<SolanaStandIn> {
-    const server = http.createServer();
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    const standIn = new SolanaStandIn(server, `http://127.0.0.1:${port}`, slot);
-    server.on('request', (req, res) => void standIn.answer(req, res));
-    server.on('connection', () => (standIn.connections += 1));
+  static async start(slot = 1000, statuses = new Map<string, SignatureStatus>()): Promise<SolanaStandIn> {
+    const standIn = new SolanaStandIn(slot, statuses);
+    await standIn.listen();
     return standIn;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   /** Requests received that were getSignatureStatuses calls, retries included. */
@@ -88,38 +109,49 @@ export class SolanaStandIn {
     };
   }
 
-  async close(): Promise<void> {
-    this.held.splice(0).forEach((go) => go());
+  /** Stops listening and drops every connection, unanswered: the node is gone (connection refused). */
+  async down(): Promise<void> {
+    for (const res of this.hung) res.destroy();
+    this.hung.clear();
     this.server.closeAllConnections();
     this.server.close();
     await once(this.server, 'close');
   }
 
+  /** Listens again on the same port: the node is back. */
+  async up(): Promise<void> {
+    this.server = http.createServer();
+    await this.listen(this.port);
+  }
+
+  async close(): Promise<void> {
+    this.held.splice(0).forEach((go) => go());
+    if (this.server.listening) await this.down();
+  }
+
+  private async listen(port = 0): Promise<void> {
+    this.server.on('request', (req, res) => void this.answer(req, res));
+    this.server.on('connection', () => (this.connections += 1));
+    this.server.listen(port, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
   private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-      id: unknown;
-      method: string;
-      params: [string[], unknown?];
-    };
+    this.track(res);
+    const call = parseCall(Buffer.concat(chunks).toString('utf8'));
+    this.methods.push(call?.method ?? '(not JSON)');
     if (this.basicAuth !== undefined && req.headers.authorization !== basic(this.basicAuth)) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="rpc"', 'content-length': 0 });
       return void res.end();
     }
-    if (call.method === 'getHealth') {
-      this.healthChecks += 1;
-      return this.send(res, 200, `{"jsonrpc":"2.0","result":"ok","id":${JSON.stringify(call.id)}}\n`);
-    }
-    if (call.method !== 'getSignatureStatuses') {
-      return this.send(
-        res,
-        200,
-        `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${JSON.stringify(call.id)}}\n`,
-      );
-    }
+    if (call?.method !== 'getSignatureStatuses') return this.answerProbe(res, call);
     const [signatures, config] = call.params;
     this.requests.push({ signatures, config });
+    // Unreferenced: a stand-in told to be slow never keeps the test process alive.
+    if (this.delayMs > 0) await sleep(this.delayMs, undefined, { ref: false });
     const behaviour = this.behaviour;
     switch (behaviour.kind) {
       case 'reset':
@@ -159,6 +191,47 @@ export class SolanaStandIn {
     );
   }
 
+  private track(res: http.ServerResponse): void {
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.on('close', () => {
+      this.inFlight -= 1;
+      if (!res.writableFinished) this.abandoned += 1;
+    });
+  }
+
+  /** getHealth, getSlot and any other method, as `health` says. */
+  private answerProbe(res: http.ServerResponse, call: JsonRpcCall | undefined): void {
+    const id = JSON.stringify(call?.id ?? null);
+    if (call?.method === 'getHealth') this.healthChecks += 1;
+    switch (this.health) {
+      case 'hang':
+        this.hung.add(res);
+        return;
+      case 'http-500':
+        return this.send(res, 500, 'Internal Server Error\n', 'text/plain');
+      case 'not-json':
+        return this.send(res, 200, '<html>maintenance</html>');
+      case 'unhealthy':
+        return this.send(
+          res,
+          200,
+          `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Node is unhealthy","data":{}},"id":${id}}\n`,
+        );
+      default:
+        break;
+    }
+    if (call?.method === 'getHealth')
+      return this.send(res, 200, `{"jsonrpc":"2.0","result":"ok","id":${id}}\n`);
+    if (call?.method === 'getSlot')
+      return this.send(res, 200, `{"jsonrpc":"2.0","result":${this.slot},"id":${id}}\n`);
+    this.send(
+      res,
+      200,
+      `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${id}}\n`,
+    );
+  }
+
   /** A valid answer of `bytes` bytes or more: only its size is wrong. */
   private sendHuge(
     res: http.ServerResponse,
@@ -187,6 +260,20 @@ export class SolanaStandIn {
     if (res.destroyed) return;
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
     res.end(body);
+  }
+}
+
+interface JsonRpcCall {
+  readonly id: unknown;
+  readonly method: string;
+  readonly params: [string[], unknown?];
+}
+
+function parseCall(text: string): JsonRpcCall | undefined {
+  try {
+    return JSON.parse(text) as JsonRpcCall;
+  } catch {
+    return undefined;
   }
 }
 

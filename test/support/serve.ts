@@ -1,5 +1,5 @@
 import { createLogger, createNodeListener, createRpc, type Plugin, type Rpc } from '@rollup-router/core';
-import { listen, post } from '../../../../test/support/http.js';
+import { listen, post } from './http.js';
 
 export interface Served {
   readonly rpc: Rpc;

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { PEERS_DIR } from './peers-dir.js';
+
 /** Where the real validator's and router's captured request/response pairs are. */
-export const CAPTURES_DIR = process.env.PEERS_CAPTURES ?? '/work/shared/peers/captures';
+export const CAPTURES_DIR = process.env.PEERS_CAPTURES ?? path.join(PEERS_DIR, 'captures');
 
 export interface Capture {
   readonly description: string;

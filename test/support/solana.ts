@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import type { RouteEntry } from '@rollup-router/routes';
+import type { SignatureStatus, TransactionError } from '@rollup-router/signature-statuses';
+
+/** A random, valid (64-byte) signature no node has seen. */
+export const randomSignature = (): string => bs58.encode(randomBytes(64));
+
+export const randomSignatures = (n: number): string[] => Array.from({ length: n }, randomSignature);
+
+/** A fresh public key (a node identity): base58 text of 32 random bytes. */
+export const newIdentity = (): string => bs58.encode(randomBytes(32));
+
+/** A valid route entry with a fresh identity; `over` replaces members. */
+export const routeEntry = (over: Partial<RouteEntry> = {}): RouteEntry => ({
+  identity: newIdentity(),
+  fqdn: 'https://er-1.example.com',
+  baseFee: 0,
+  blockTimeMs: 50,
+  countryCode: 'DEU',
+  ...over,
+});
+
+/** A status as a Solana node writes it (keys in the validator's alphabetical order). */
+export function status(
+  confirmationStatus: SignatureStatus['confirmationStatus'],
+  slot: number,
+  err: TransactionError | null = null,
+  confirmations: number | null = confirmationStatus === 'finalized' ? null : 1,
+): SignatureStatus {
+  return { confirmationStatus, confirmations, err, slot, status: err === null ? { Ok: null } : { Err: err } };
+}
