@@ -2,6 +2,8 @@ import { ErrorCode, ErrorInfo } from './codes.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { DeclaredError, Plugin } from './plugin.js';
 
+const CORE = 'the core';
+
 /** A declared error code with who declared it, as rpc.discover publishes it. */
 export interface OwnedError extends DeclaredError {
   /** `core` or the plugin's name. */
@@ -16,6 +18,7 @@ export interface OwnedError extends DeclaredError {
 export function resolvePlugins(
   plugins: readonly Plugin[],
   extraMethods: readonly AnyMethodDefinition[],
+  coreMethods: readonly AnyMethodDefinition[] = [],
 ): { ordered: Plugin[]; methods: AnyMethodDefinition[]; errors: OwnedError[] } {
   const byName = new Map<string, Plugin>();
   for (const p of plugins) {
@@ -43,6 +46,12 @@ export function resolvePlugins(
   const methods: AnyMethodDefinition[] = [];
   const add = (m: AnyMethodDefinition, from: string): void => {
     const previous = owner.get(m.name);
+    if (previous !== undefined && from === CORE) {
+      throw new Error(
+        `method "${m.name}" of ${previous} is one the core serves itself; ` +
+          'choose another name, or set the core option discovery: false to serve your own',
+      );
+    }
     if (previous !== undefined) {
       throw new Error(`method "${m.name}" is defined by both ${previous} and ${from}`);
     }
@@ -51,6 +60,7 @@ export function resolvePlugins(
   };
   for (const p of ordered) for (const m of p.methods ?? []) add(m, `plugin "${p.name}"`);
   for (const m of extraMethods) add(m, 'the custom methods');
+  for (const m of coreMethods) add(m, CORE);
   return { ordered, methods, errors: resolveErrors(ordered) };
 }
 

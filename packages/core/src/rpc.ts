@@ -64,10 +64,7 @@ export class Rpc {
       'rollup-router core options',
     );
     this.logger = logger ?? createLogger();
-    const resolved = resolvePlugins(
-      plugins,
-      this.options.discovery ? [...methods, this.discoverMethod()] : methods,
-    );
+    const resolved = resolvePlugins(plugins, methods, this.options.discovery ? [this.discoverMethod()] : []);
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
