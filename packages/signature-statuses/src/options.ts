@@ -14,10 +14,13 @@ export interface SignatureStatusesHooks extends StatusesObservers {
 export type SignatureStatusesOptions = StatusesPluginOptions & SignatureStatusesHooks;
 
 /** The options after schema validation: every member with a schema default is present. */
-export type ResolvedOptions = Required<Omit<StatusesPluginOptions, 'memory' | 'store' | 'upstreams'>> & {
+export type ResolvedOptions = Required<
+  Omit<StatusesPluginOptions, 'memory' | 'store' | 'upstreams' | 'subscriptions'>
+> & {
   readonly memory: Required<NonNullable<StatusesPluginOptions['memory']>>;
   readonly store: NonNullable<StatusesPluginOptions['store']>;
   readonly upstreams: NonNullable<StatusesPluginOptions['upstreams']>;
+  readonly subscriptions: Required<NonNullable<StatusesPluginOptions['subscriptions']>>;
 };
 
 /** Splits the function options off, validates the rest against its schema and fills the defaults. */

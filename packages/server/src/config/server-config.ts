@@ -19,6 +19,7 @@ export interface ServerConfig {
   readonly statusesFromRoutes: boolean;
   readonly plugins: NonNullable<Config['plugins']>;
   readonly limits: Filled<Config['limits']>;
+  readonly websocket: NonNullable<Config['websocket']>;
   readonly cors: NonNullable<Config['cors']>;
   readonly apiKeys: string[];
   readonly rateLimit: NonNullable<Config['rateLimit']>;

@@ -23,6 +23,8 @@ export interface ServerMetricsOptions {
   readonly nodes: () => readonly NodeView[];
   /** Requests being answered right now. */
   readonly inflight: () => number;
+  /** Open WebSocket connections and live subscriptions right now. */
+  readonly sockets?: () => { connections: number; subscriptions: number };
 }
 
 const PREFIX = 'rollup_router_';
@@ -84,6 +86,25 @@ export class ServerMetrics {
         this.set(options.inflight());
       },
     });
+    const sockets = options.sockets;
+    if (sockets) {
+      new Gauge({
+        name: `${PREFIX}websocket_connections`,
+        help: 'Open WebSocket connections.',
+        registers,
+        collect() {
+          this.set(sockets().connections);
+        },
+      });
+      new Gauge({
+        name: `${PREFIX}subscriptions`,
+        help: 'Live subscriptions (signatureSubscribe, ...) on every WebSocket connection; a closed socket frees its own.',
+        registers,
+        collect() {
+          this.set(sockets().subscriptions);
+        },
+      });
+    }
     this.upstreamCalls = new Counter({
       name: `${PREFIX}upstream_requests_total`,
       help: 'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
