@@ -18,7 +18,9 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
 }
 
 /** The reference server in process, from the embedded defaults with `config` over them, read from a real file. */
-export async function startWith(config: Record<string, unknown>): Promise<RunningServer & { cleanup(): void }> {
+export async function startWith(
+  config: Record<string, unknown>,
+): Promise<RunningServer & { cleanup(): void }> {
   const tmp = tempDir();
   const file = join(tmp.dir, 'config.json');
   const base = embeddedDefaults() as Record<string, unknown>;

@@ -80,12 +80,17 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
         methods: () => rpc.methodNames,
         nodes: () => plugins.routes.registry.nodes(),
         inflight: () => tracker.inflight,
-        sockets: () => ({ connections: sockets.connectionCount, subscriptions: rpc.subscriptions.active }),
+        sockets: () => ({
+          connections: sockets.connectionCount,
+          subscriptions: rpc.subscriptions.active,
+          pendingSignatures: plugins.statuses.signatureWatch.pending,
+        }),
       })
     : undefined;
   const plugins = buildPlugins(config, metrics, upstreams);
   const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log);
   if (metrics) rpc.onCall(metrics.observeCall);
+  if (metrics) plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
 
   const state = { started: false, draining: false };
   const ready = readinessOf(config, plugins, upstreams, state);

@@ -1,3 +1,4 @@
+import { emitGuarded } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { ConfirmationStatus, SignatureStatus, TransactionError } from './status.js';
@@ -129,7 +130,12 @@ export class SignatureWatch {
     const expired = this.expire(started);
     const signatures = [...this.watchers.keys()];
     const notified = signatures.length > 0 ? await this.poll(signatures) : 0;
-    for (const observe of this.roundObservers) observe({ signatures: signatures.length, notified, expired });
+    emitGuarded(
+      this.roundObservers,
+      { signatures: signatures.length, notified, expired },
+      this.log(),
+      'onRound',
+    );
     this.schedule(Math.max(0, this.options.pollIntervalMs - (Date.now() - started)));
   }
 

@@ -23,8 +23,8 @@ export interface ServerMetricsOptions {
   readonly nodes: () => readonly NodeView[];
   /** Requests being answered right now. */
   readonly inflight: () => number;
-  /** Open WebSocket connections and live subscriptions right now. */
-  readonly sockets?: () => { connections: number; subscriptions: number };
+  /** Open WebSocket connections, live subscriptions and signatures waiting for their commitment, right now. */
+  readonly sockets?: () => { connections: number; subscriptions: number; pendingSignatures: number };
 }
 
 const PREFIX = 'rollup_router_';
@@ -47,6 +47,7 @@ export class ServerMetrics {
   private readonly upstreamSeconds: Histogram<'upstream'>;
   private readonly lookups: Counter<'layer'>;
   private readonly probes: Counter<'identity' | 'outcome'>;
+  private readonly pollRounds: Counter;
   private readonly probeSeconds: Histogram<'identity'>;
 
   constructor(options: ServerMetricsOptions) {
@@ -104,7 +105,20 @@ export class ServerMetrics {
           this.set(sockets().subscriptions);
         },
       });
+      new Gauge({
+        name: `${PREFIX}signature_subscriptions_pending`,
+        help: 'signatureSubscribe subscriptions waiting for their commitment (polled every round).',
+        registers,
+        collect() {
+          this.set(sockets().pendingSignatures);
+        },
+      });
     }
+    this.pollRounds = new Counter({
+      name: `${PREFIX}signature_poll_rounds_total`,
+      help: 'Poll rounds of pending signatureSubscribe signatures (each is one coalesced lookup, 256 signatures per upstream request).',
+      registers,
+    });
     this.upstreamCalls = new Counter({
       name: `${PREFIX}upstream_requests_total`,
       help: 'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
@@ -179,6 +193,10 @@ export class ServerMetrics {
     this.upstreamCalls.inc({ upstream, outcome });
     if (outcome !== 'ok') this.upstreamFailures.inc({ upstream, outcome });
     this.upstreamSeconds.observe({ upstream }, ms / 1000);
+  };
+
+  readonly observePollRound = (): void => {
+    this.pollRounds.inc();
   };
 
   readonly observeLookup = (layer: string, count: number): void => {
