@@ -145,7 +145,8 @@ export class WebSocketTransport {
         continue;
       }
       c.alive = false;
-      c.ws.ping();
+      // A socket already closing gets no ping (ws throws on it); its 'close' is on the way.
+      if (c.ws.readyState === c.ws.OPEN) c.ws.ping();
     }
   }
 }
