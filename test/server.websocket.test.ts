@@ -57,7 +57,9 @@ describe('reference server: JSON-RPC over WebSocket', function () {
       const idle = await TestSocket.open(server.websocketUrl!);
       expect((await idle.call('signatureSubscribe', [signature()])).result).to.be.a('number');
       expect(server.rpc.subscriptions.active).to.equal(1);
-      c.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getSignatureStatuses', params: [[signature()]] }));
+      c.send(
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getSignatureStatuses', params: [[signature()]] }),
+      );
       await new Promise((r) => setTimeout(r, 50));
       const stopping = server.shutdown(5000);
       const answer = await c.next();
