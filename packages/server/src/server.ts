@@ -103,8 +103,54 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   upstreams.start();
   const url = logListening(config, server, metricsServer, rpc, plugins, log);
 
+  const shutdown = shutdownOf({
+    config,
+    log,
+    rpc,
+    tracker,
+    upstreams,
+    state,
+    server,
+    metricsServer,
+    socketServer,
+    sockets,
+  });
+
+  const address = server.address() as AddressInfo;
+  return {
+    url: url.rpc,
+    host: address.address,
+    port: address.port,
+    metricsUrl: url.metrics,
+    websocketUrl: socketServer && wsUrl(socketServer, '/'),
+    websocket: sockets,
+    rpc,
+    plugins,
+    http: server,
+    ready,
+    reloadRoutes: () => plugins.routes.registry.reload(),
+    shutdown,
+  };
+}
+
+interface StopParts {
+  readonly config: ServerConfig;
+  readonly log: Logger;
+  readonly rpc: Rpc;
+  readonly tracker: RequestTracker;
+  readonly upstreams: UpstreamWatch;
+  readonly state: { draining: boolean };
+  readonly server: Server;
+  readonly metricsServer: Server | undefined;
+  readonly socketServer: Server | undefined;
+  readonly sockets: WebSocketTransport;
+}
+
+/** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */
+function shutdownOf(parts: StopParts): (graceMs?: number) => Promise<void> {
+  const { config, log, rpc, tracker, upstreams, state, server, metricsServer, socketServer, sockets } = parts;
   let closing: Promise<void> | undefined;
-  const shutdown = (graceMs = config.shutdown.graceMs): Promise<void> =>
+  return (graceMs = config.shutdown.graceMs): Promise<void> =>
     (closing ??= (async () => {
       state.draining = true;
       rpc.drain();
@@ -123,22 +169,6 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       await rpc.stop();
       log.info('stopped');
     })());
-
-  const address = server.address() as AddressInfo;
-  return {
-    url: url.rpc,
-    host: address.address,
-    port: address.port,
-    metricsUrl: url.metrics,
-    websocketUrl: socketServer && wsUrl(socketServer, '/'),
-    websocket: sockets,
-    rpc,
-    plugins,
-    http: server,
-    ready,
-    reloadRoutes: () => plugins.routes.registry.reload(),
-    shutdown,
-  };
 }
 
 function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {

@@ -47,7 +47,11 @@ export class ServerMetrics {
   private readonly upstreamSeconds: Histogram<'upstream'>;
   private readonly lookups: Counter<'layer'>;
   private readonly probes: Counter<'identity' | 'outcome'>;
-  private readonly pollRounds: Counter;
+  private readonly pollRounds = new Counter({
+    name: `${PREFIX}signature_poll_rounds_total`,
+    help: 'Poll rounds of pending signatureSubscribe signatures (each is one coalesced lookup, 256 signatures per upstream request).',
+    registers: [this.registry],
+  });
   private readonly probeSeconds: Histogram<'identity'>;
 
   constructor(options: ServerMetricsOptions) {
@@ -87,38 +91,7 @@ export class ServerMetrics {
         this.set(options.inflight());
       },
     });
-    const sockets = options.sockets;
-    if (sockets) {
-      new Gauge({
-        name: `${PREFIX}websocket_connections`,
-        help: 'Open WebSocket connections.',
-        registers,
-        collect() {
-          this.set(sockets().connections);
-        },
-      });
-      new Gauge({
-        name: `${PREFIX}subscriptions`,
-        help: 'Live subscriptions (signatureSubscribe, ...) on every WebSocket connection; a closed socket frees its own.',
-        registers,
-        collect() {
-          this.set(sockets().subscriptions);
-        },
-      });
-      new Gauge({
-        name: `${PREFIX}signature_subscriptions_pending`,
-        help: 'signatureSubscribe subscriptions waiting for their commitment (polled every round).',
-        registers,
-        collect() {
-          this.set(sockets().pendingSignatures);
-        },
-      });
-    }
-    this.pollRounds = new Counter({
-      name: `${PREFIX}signature_poll_rounds_total`,
-      help: 'Poll rounds of pending signatureSubscribe signatures (each is one coalesced lookup, 256 signatures per upstream request).',
-      registers,
-    });
+    if (options.sockets) socketGauges(options.sockets, registers);
     this.upstreamCalls = new Counter({
       name: `${PREFIX}upstream_requests_total`,
       help: 'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
@@ -212,4 +185,32 @@ export class ServerMetrics {
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** Gauges of the WebSocket transport and its subscriptions, read at scrape time. */
+function socketGauges(sockets: NonNullable<ServerMetricsOptions['sockets']>, registers: Registry[]): void {
+  new Gauge({
+    name: `${PREFIX}websocket_connections`,
+    help: 'Open WebSocket connections.',
+    registers,
+    collect() {
+      this.set(sockets().connections);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}subscriptions`,
+    help: 'Live subscriptions (signatureSubscribe, ...) on every WebSocket connection; a closed socket frees its own.',
+    registers,
+    collect() {
+      this.set(sockets().subscriptions);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}signature_subscriptions_pending`,
+    help: 'signatureSubscribe subscriptions waiting for their commitment (polled every round).',
+    registers,
+    collect() {
+      this.set(sockets().pendingSignatures);
+    },
+  });
 }
