@@ -222,8 +222,11 @@ export class Rpc {
   /**
    * Answers one JSON-RPC message from any transport (a WebSocket frame, a queue, a test):
    * the text of a call or a batch in, the response text out (undefined when nothing is
-   * owed). The root endpoint's rules apply (strict envelope, any method); the HTTP rules
-   * (content type, API keys, rate limits) are the transport's to apply. Never rejects.
+   * owed). The root endpoint's rules apply (strict envelope, any method). After drain()
+   * every call is refused with -32053; with `scope.rateLimitKey` and rate limits
+   * configured, every call costs a point of that key's budget (-32051 past it). The
+   * connection-level rules (content type, API keys, origins) are the transport's, checked
+   * once per connection or request (see `access`). Never rejects.
    */
   async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
     if (!this.running) await this.startedForCalls();
