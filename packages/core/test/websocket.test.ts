@@ -151,6 +151,18 @@ describe('JSON-RPC over WebSocket: one pipeline with HTTP', () => {
     await c.close();
   });
 
+  it('subscriptions in a batch start after the batch answer is sent: no notification overtakes its id', async () => {
+    const c = await TestSocket.open(s.ws);
+    c.send(
+      '[{"jsonrpc":"2.0","id":1,"method":"valueSubscribe","params":["once"]},{"jsonrpc":"2.0","id":2,"method":"valueSubscribe","params":["once"]}]',
+    );
+    const answers = (await c.next()) as unknown as { id: number; result: number }[];
+    expect(answers.map((a) => a.id)).to.deep.equal([1, 2]);
+    const notified = [(await c.next()).params!.subscription, (await c.next()).params!.subscription];
+    expect(notified).to.have.members(answers.map((a) => a.result));
+    await c.close();
+  });
+
   it("ids are unique across connections, and one connection cannot end another one's subscription", async () => {
     const [a, b] = await Promise.all([TestSocket.open(s.ws), TestSocket.open(s.ws)]);
     const ida = (await a.call('valueSubscribe', ['many'])).result as number;
