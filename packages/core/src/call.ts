@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CallContext, CallOrigin } from './call-context.js';
+import type { SubscriptionHost } from './subscriptions/session.js';
 
 /** What a transport offers every call of one HTTP request. */
 export interface CallScope {
@@ -8,6 +9,8 @@ export interface CallScope {
   readonly log: Logger;
   /** Aborts when the client goes away before its answer was sent; one per request, shared by its calls. */
   readonly clientGone: AbortSignal;
+  /** The connection's subscriptions, on transports that keep a connection (WebSocket). */
+  readonly session?: SubscriptionHost;
 }
 
 export class Call implements CallContext {
@@ -28,6 +31,11 @@ export class Call implements CallContext {
 
   get origin(): CallOrigin {
     return this.scope.origin;
+  }
+
+  /** The connection's subscriptions; undefined over HTTP. */
+  get session(): SubscriptionHost | undefined {
+    return this.scope.session;
   }
 
   get log(): Logger {

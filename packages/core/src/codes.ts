@@ -16,6 +16,7 @@ export const ErrorCode = {
   RATE_LIMITED: -32051,
   DEADLINE_EXCEEDED: -32052,
   SHUTTING_DOWN: -32053,
+  TOO_MANY_SUBSCRIPTIONS: -32054,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -52,5 +53,9 @@ export const ErrorInfo: Record<ErrorCodeValue, { message: string; meaning: strin
   [ErrorCode.SHUTTING_DOWN]: {
     message: 'Server is shutting down',
     meaning: 'the server is draining and accepts no new calls',
+  },
+  [ErrorCode.TOO_MANY_SUBSCRIPTIONS]: {
+    message: 'Too many subscriptions',
+    meaning: 'a subscribe call over the per-connection or the service-wide subscription limit (data says which)',
   },
 };

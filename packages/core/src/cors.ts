@@ -25,6 +25,21 @@ export class Cors {
     headers['access-control-expose-headers'] = 'x-request-id';
   }
 
+  /**
+   * Whether a WebSocket upgrade from `origin` may open: browsers send Origin and apply no
+   * CORS to sockets, so the server must refuse. No Origin (a non-browser client) and the
+   * page's own origin (same host) are always allowed; others as for HTTP.
+   */
+  allowsSocket(origin: string | undefined, host: string | undefined): boolean {
+    if (origin === undefined || this.setting === '*') return true;
+    if (this.origins?.has(origin)) return true;
+    try {
+      return host !== undefined && new URL(origin).host === host.toLowerCase();
+    } catch {
+      return false;
+    }
+  }
+
   preflight(
     headers: Record<string, string>,
     origin: string | undefined,

@@ -1,5 +1,6 @@
 import type { AnyMethodDefinition, Schema } from './method.js';
 import type { OwnedError } from './plugin-graph.js';
+import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 
 /** An OpenRPC 1.x document, as rpc.discover returns it. */
 export interface OpenRpcDocument {
@@ -8,6 +9,18 @@ export interface OpenRpcDocument {
   methods: OpenRpcMethod[];
   /** Every error code the service answers with: JSON-RPC's, the core's and each plugin's. */
   'x-errors': OwnedError[];
+  /** Subscriptions (WebSocket only): their subscribe and unsubscribe methods are in `methods`. */
+  'x-subscriptions': OpenRpcSubscription[];
+}
+
+/** A subscription as rpc.discover lists it. */
+export interface OpenRpcSubscription {
+  subscribe: string;
+  unsubscribe: string;
+  /** The method name of its notifications. */
+  notification: string;
+  /** Schema of a notification's `params.result`. */
+  result: Schema;
 }
 
 export interface OpenRpcContentDescriptor {
@@ -74,6 +87,7 @@ export function buildOpenRpcDocument(
   methods: Iterable<AnyMethodDefinition>,
   errors: readonly OwnedError[],
   errorsOf: (method: AnyMethodDefinition) => readonly { code: number; message: string }[],
+  subscriptions: readonly AnySubscriptionDefinition[] = [],
 ): OpenRpcDocument {
   const out: OpenRpcMethod[] = [];
   for (const m of methods) {
@@ -87,5 +101,11 @@ export function buildOpenRpcDocument(
       ...(own.length === 0 ? {} : { errors: own }),
     });
   }
-  return { openrpc: '1.2.6', info, methods: out, 'x-errors': [...errors] };
+  const subs = subscriptions.map((d) => ({
+    subscribe: d.subscribe,
+    unsubscribe: d.unsubscribe,
+    notification: d.notification,
+    result: d.result ?? true,
+  }));
+  return { openrpc: '1.2.6', info, methods: out, 'x-errors': [...errors], 'x-subscriptions': subs };
 }

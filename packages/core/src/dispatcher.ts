@@ -149,6 +149,30 @@ export class Dispatcher {
     return this.reject('null', code, scope, data);
   }
 
+  /**
+   * Refuses every call of a parsed body with one code (rate limited, shutting down) for
+   * a transport that answers per message: each call gets it under its own id, so a
+   * client waiting on an id is not left waiting; notifications get nothing.
+   */
+  refuseEach(
+    body: unknown,
+    code: number,
+    data: unknown,
+    scope: CallScope,
+    exactIds?: ExactIds,
+  ): string | undefined {
+    const error = new RpcError(code, undefined, data).toJSON();
+    const one = (call: unknown): string | undefined => {
+      this.finish(scope, '', code, 0, false);
+      return isObject(call) && !Object.hasOwn(call, 'id')
+        ? undefined
+        : errorJson(echoableId(call, exactIds), error);
+    };
+    if (!Array.isArray(body) || body.length === 0) return one(body) ?? errorJson('null', error);
+    const owed = body.map(one).filter((a): a is string => a !== undefined);
+    return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
+  }
+
   private reject(id: string, code: number, scope: CallScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, '', code, 0, false);

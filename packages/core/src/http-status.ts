@@ -15,6 +15,9 @@ export const HttpRefusal = {
   INCOMPLETE_BODY: { status: 400, code: ErrorCode.PARSE_ERROR },
   BODY_CONSUMED: { status: 500, code: ErrorCode.INTERNAL_ERROR },
   NO_SUCH_PATH: { status: 404, code: ErrorCode.METHOD_NOT_FOUND },
+  ORIGIN_NOT_ALLOWED: { status: 403, code: ErrorCode.UNAUTHORIZED },
+  TOO_MANY_CONNECTIONS: { status: 503, code: ErrorCode.RATE_LIMITED },
+  TOO_MANY_CONNECTIONS_FROM_CLIENT: { status: 429, code: ErrorCode.RATE_LIMITED },
   UNCAUGHT: { status: 500, code: ErrorCode.INTERNAL_ERROR },
 } as const satisfies Record<string, { status: number; code: ErrorCodeValue }>;
 

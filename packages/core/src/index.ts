@@ -54,3 +54,19 @@ export {
   signatureSchema,
   pubkeySchema,
 } from './generated/schemas.js';
+export { attachWebSocket, WebSocketTransport, type WebSocketOptions } from './adapters/websocket.js';
+export {
+  defineSubscription,
+  type AnySubscriptionDefinition,
+  type SubscriptionDefinition,
+  type SubscriptionSink,
+} from './subscriptions/definition.js';
+export {
+  SubscriptionRegistry,
+  SubscriptionSession,
+  MessageSubscriptions,
+  type SubscriptionHost,
+  type SubscriptionLimits,
+} from './subscriptions/session.js';
+export type { AccessRules } from './rpc.js';
+export type { OpenRpcSubscription } from './discovery.js';

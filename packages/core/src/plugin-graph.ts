@@ -1,6 +1,7 @@
 import { ErrorCode, ErrorInfo } from './codes.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { DeclaredError, Plugin } from './plugin.js';
+import { subscriptionMethods } from './subscriptions/methods.js';
 
 const CORE = 'the core';
 
@@ -58,7 +59,10 @@ export function resolvePlugins(
     owner.set(m.name, from);
     methods.push(m);
   };
-  for (const p of ordered) for (const m of p.methods ?? []) add(m, `plugin "${p.name}"`);
+  for (const p of ordered) {
+    const own = [...(p.methods ?? []), ...(p.subscriptions ?? []).flatMap(subscriptionMethods)];
+    for (const m of own) add(m, `plugin "${p.name}"`);
+  }
   for (const m of extraMethods) add(m, 'the custom methods');
   for (const m of coreMethods) add(m, CORE);
   return { ordered, methods, errors: resolveErrors(ordered) };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AnyMethodDefinition } from './method.js';
+import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 
 export interface PluginContext {
   /** A pino child logger bound to the plugin's name. */
@@ -15,6 +16,8 @@ export interface Plugin {
   readonly name: string;
   readonly dependencies?: readonly string[];
   readonly methods?: readonly AnyMethodDefinition[];
+  /** Subscriptions served over persistent connections (WebSocket): each adds its subscribe and unsubscribe methods. */
+  readonly subscriptions?: readonly AnySubscriptionDefinition[];
   /**
    * The error codes its methods answer with, beside JSON-RPC's and the core's. Checked
    * against every other code when the service is built, and published in rpc.discover.

@@ -16,6 +16,7 @@ import {
 } from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
+import { ErrorCode } from './codes.js';
 import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
 import { parseBody } from './exact-ids.js';
@@ -25,6 +26,9 @@ import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
 import { RateLimit } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
+import { clientAddressOf, type ClientAddressOf } from './client-address.js';
+import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
+import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
 import { validateOptions } from './validation.js';
 
 export interface RpcOptions extends CoreOptions {
@@ -48,6 +52,11 @@ export class Rpc {
   private readonly errorList: OwnedError[];
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
+  /** The access rules every transport applies, from the one set of options. */
+  readonly access: AccessRules;
+  /** Every connection's subscriptions: ids, totals and limits. */
+  readonly subscriptions: SubscriptionRegistry;
+  private draining = false;
   private readonly started: Plugin[] = [];
   private starting: Promise<void> | undefined;
   /** True once the plugins started: the hot path checks one flag, not a promise. */
@@ -75,20 +84,26 @@ export class Rpc {
       validateResults: this.options.validateResults,
     });
     const trustProxy = (rateLimit !== false && rateLimit?.trustProxy) || false;
+    this.access = {
+      cors: new Cors(this.options.cors),
+      apiKeys: new ApiKeys(this.options.apiKeys),
+      rateLimit: rateLimiter
+        ? new RateLimit(rateLimiter, trustProxy)
+        : rateLimit
+          ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds, trustProxy)
+          : undefined,
+      clientAddress: clientAddressOf(trustProxy),
+    };
     this.http = new HttpHandler(
       this.dispatcher,
-      {
-        maxBodyBytes: limits.maxBodyBytes,
-        cors: new Cors(this.options.cors),
-        apiKeys: new ApiKeys(this.options.apiKeys),
-        rateLimit: rateLimiter
-          ? new RateLimit(rateLimiter, trustProxy)
-          : rateLimit
-            ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds, trustProxy)
-            : undefined,
-      },
+      { maxBodyBytes: limits.maxBodyBytes, ...this.access },
       this.logger,
     );
+    const { maxSubscriptionsPerConnection, maxSubscriptions } = this.options.websocket;
+    this.subscriptions = new SubscriptionRegistry({
+      perConnection: maxSubscriptionsPerConnection,
+      total: maxSubscriptions,
+    });
   }
 
   /** Names of every method served, in registration order. */
@@ -160,7 +175,13 @@ export class Rpc {
 
   /** Refuses new calls from now on (they get 503 -32053); calls under way finish. */
   drain(): void {
+    this.draining = true;
     this.http.drain();
+  }
+
+  /** True once drain() was called. */
+  get isDraining(): boolean {
+    return this.draining;
   }
 
   /** Which endpoint a path below the mount is, or undefined when it is none of ours. */
@@ -194,8 +215,11 @@ export class Rpc {
   /**
    * Answers one JSON-RPC message from any transport (a WebSocket frame, a queue, a test):
    * the text of a call or a batch in, the response text out (undefined when nothing is
-   * owed). The root endpoint's rules apply (strict envelope, any method); the HTTP rules
-   * (content type, API keys, rate limits) are the transport's to apply. Never rejects.
+   * owed). The root endpoint's rules apply (strict envelope, any method). After drain()
+   * every call is refused with -32053; with `scope.rateLimitKey` and rate limits
+   * configured, every call costs a point of that key's budget (-32051 past it). The
+   * connection-level rules (content type, API keys, origins) are the transport's, checked
+   * once per connection or request (see `access`). Never rejects.
    */
   async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
     if (!this.running) await this.startedForCalls();
@@ -204,10 +228,33 @@ export class Rpc {
       origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
       log: this.logger,
       clientGone: scope.signal ?? NEVER_ABORTED,
+      session: scope.session,
     };
     const parsed = parseBody(body);
     if (!parsed.ok) return this.dispatcher.unparsable(callScope);
+    const refused = await this.refusal(parsed.value, scope.rateLimitKey);
+    if (refused !== undefined) {
+      return this.dispatcher.refuseEach(parsed.value, refused.code, refused.data, callScope, parsed.exactIds);
+    }
     return this.dispatcher.dispatch(parsed.value, ROOT, callScope, parsed.exactIds);
+  }
+
+  /** Why a message's calls are refused before dispatch: the server drains, or the client's budget is spent. */
+  private async refusal(
+    body: unknown,
+    key: string | undefined,
+  ): Promise<{ code: number; data?: unknown } | undefined> {
+    if (this.draining) return { code: ErrorCode.SHUTTING_DOWN };
+    const limit = this.access.rateLimit;
+    if (limit === undefined || key === undefined) return undefined;
+    try {
+      const decision = await limit.consume(key, Array.isArray(body) ? Math.max(1, body.length) : 1);
+      if (!decision.allowed)
+        return { code: ErrorCode.RATE_LIMITED, data: { retryAfterSeconds: decision.retryAfterSeconds } };
+    } catch (err) {
+      this.logger.error({ err }, 'rate limit store failed; message allowed');
+    }
+    return undefined;
   }
 
   /** Observes every call's outcome (metrics). Returns a function that stops observing. */
@@ -222,7 +269,12 @@ export class Rpc {
       this.methodList.filter((m) => m.name !== 'rpc.discover'),
       this.errorList,
       (method) => this.plugins.find((p) => p.methods?.includes(method))?.errors ?? [],
+      this.subscriptionList(),
     ));
+  }
+
+  private subscriptionList(): AnySubscriptionDefinition[] {
+    return this.plugins.flatMap((p) => p.subscriptions ?? []);
   }
 
   private discoverMethod(): AnyMethodDefinition {
@@ -243,6 +295,19 @@ export interface DispatchScope {
   readonly origin?: CallOrigin;
   /** Aborts when the peer goes away (the socket closed): handlers see it through ctx.signal. */
   readonly signal?: AbortSignal;
+  /** The connection's subscriptions, for a transport that keeps one (subscribe methods need it). */
+  readonly session?: SubscriptionHost;
+  /** With rate limits configured, each call of the message costs one point of this key's budget (the client's address). */
+  readonly rateLimitKey?: string;
+}
+
+/** The access rules of the service, shared by every transport (HTTP, WebSocket). */
+export interface AccessRules {
+  readonly cors: Cors;
+  readonly apiKeys: ApiKeys;
+  readonly rateLimit: RateLimit | undefined;
+  /** The client's address from the socket's peer and X-Forwarded-For, as rateLimit.trustProxy says. */
+  readonly clientAddress: ClientAddressOf;
 }
 
 const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };

@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRpc, redactUrl, type Plugin, type Rpc } from '@rollup-router/core';
+import {
+  attachWebSocket,
+  createNodeListener,
+  createRpc,
+  redactUrl,
+  type Plugin,
+  type Rpc,
+  type WebSocketTransport,
+} from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
 import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
@@ -35,6 +43,10 @@ export interface RunningServer {
   readonly port: number;
   /** Where GET /metrics is served when `metrics.port` gives it a listener of its own. */
   readonly metricsUrl: string | undefined;
+  /** JSON-RPC over WebSocket on the second listener (`websocket.port`, default port + 1); undefined when it is off. */
+  readonly websocketUrl: string | undefined;
+  /** The sockets of both listeners (the upgrade on `port` and the second listener). */
+  readonly websocket: WebSocketTransport;
   readonly rpc: Rpc;
   readonly plugins: ServerPlugins;
   readonly http: Server;
@@ -55,6 +67,11 @@ export interface RunningServer {
  * plugin module or a method name served twice is a ConfigError. On a failure nothing is
  * left running.
  */
+function observeInto(metrics: ServerMetrics, rpc: Rpc, plugins: ServerPlugins): void {
+  rpc.onCall(metrics.observeCall);
+  plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
+}
+
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
   const log = options.logger;
   const own = [...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])];
@@ -68,36 +85,40 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
         methods: () => rpc.methodNames,
         nodes: () => plugins.routes.registry.nodes(),
         inflight: () => tracker.inflight,
+        sockets: () => ({
+          connections: sockets.connectionCount,
+          subscriptions: rpc.subscriptions.active,
+          pendingSignatures: plugins.statuses.signatureWatch.pending,
+        }),
       })
     : undefined;
   const plugins = buildPlugins(config, metrics, upstreams);
   const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log);
-  if (metrics) rpc.onCall(metrics.observeCall);
+  if (metrics) observeInto(metrics, rpc, plugins);
 
   const state = { started: false, draining: false };
   const ready = readinessOf(config, plugins, upstreams, state);
-  const { server, metricsServer } = createListeners(config, rpc, tracker, ready, metrics, log);
+  const { server, metricsServer, socketServer } = createListeners(config, rpc, tracker, ready, metrics, log);
+  const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
+  if (socketServer) sockets.attach(socketServer);
   await rpc.start();
   state.started = true;
-  await listenOrStop(config, server, metricsServer, rpc);
+  await listenOrStop(config, server, metricsServer, rpc, socketServer);
   upstreams.start();
   const url = logListening(config, server, metricsServer, rpc, plugins, log);
 
-  let closing: Promise<void> | undefined;
-  const shutdown = (graceMs = config.shutdown.graceMs): Promise<void> =>
-    (closing ??= (async () => {
-      state.draining = true;
-      rpc.drain();
-      log.info(
-        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
-        'shutting down: new calls get 503; waiting for calls under way',
-      );
-      await closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log);
-      if (metricsServer) await closeNow(metricsServer);
-      upstreams.stop();
-      await rpc.stop();
-      log.info('stopped');
-    })());
+  const shutdown = shutdownOf({
+    config,
+    log,
+    rpc,
+    tracker,
+    upstreams,
+    state,
+    server,
+    metricsServer,
+    socketServer,
+    sockets,
+  });
 
   const address = server.address() as AddressInfo;
   return {
@@ -105,6 +126,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     host: address.address,
     port: address.port,
     metricsUrl: url.metrics,
+    websocketUrl: socketServer && wsUrl(socketServer, '/'),
+    websocket: sockets,
     rpc,
     plugins,
     http: server,
@@ -112,6 +135,44 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     reloadRoutes: () => plugins.routes.registry.reload(),
     shutdown,
   };
+}
+
+interface StopParts {
+  readonly config: ServerConfig;
+  readonly log: Logger;
+  readonly rpc: Rpc;
+  readonly tracker: RequestTracker;
+  readonly upstreams: UpstreamWatch;
+  readonly state: { draining: boolean };
+  readonly server: Server;
+  readonly metricsServer: Server | undefined;
+  readonly socketServer: Server | undefined;
+  readonly sockets: WebSocketTransport;
+}
+
+/** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */
+function shutdownOf(parts: StopParts): (graceMs?: number) => Promise<void> {
+  const { config, log, rpc, tracker, upstreams, state, server, metricsServer, socketServer, sockets } = parts;
+  let closing: Promise<void> | undefined;
+  return (graceMs = config.shutdown.graceMs): Promise<void> =>
+    (closing ??= (async () => {
+      state.draining = true;
+      rpc.drain();
+      log.info(
+        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
+        'shutting down: new calls get 503; waiting for calls under way',
+      );
+      // Sockets close with 1001 once their calls under way are answered, while HTTP drains.
+      await Promise.all([
+        closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log),
+        sockets.close(graceMs),
+      ]);
+      if (socketServer) await closeNow(socketServer);
+      if (metricsServer) await closeNow(metricsServer);
+      upstreams.stop();
+      await rpc.stop();
+      log.info('stopped');
+    })());
 }
 
 function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
@@ -160,7 +221,7 @@ function createListeners(
   ready: () => ReadinessReport,
   metrics: ServerMetrics | undefined,
   log: Logger,
-): { server: Server; metricsServer: Server | undefined } {
+): { server: Server; metricsServer: Server | undefined; socketServer: Server | undefined } {
   const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
@@ -177,14 +238,17 @@ function createListeners(
       otherPosts,
     }),
   });
-  const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
+  const handler = tracker.wrap(withSecurityHeaders(listener));
+  const server = createServer(handler);
+  // The second listener serves everything the first does; clients come for its sockets.
+  const socketServer = config.websocket.port === false ? undefined : createServer(handler);
   const metricsServer =
     scrape && separate
       ? createServer(
           withSecurityHeaders(createFallback({ ready: undefined, metrics: scrape, metricsToken, onError })),
         )
       : undefined;
-  return { server, metricsServer };
+  return { server, metricsServer, socketServer };
 }
 
 /** The core service over every plugin; two plugins serving one method name is a configuration mistake. */
@@ -194,6 +258,7 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
       plugins,
       logger: log,
       limits: config.limits,
+      websocket: config.websocket.limits,
       cors: config.cors,
       apiKeys: config.apiKeys,
       rateLimit: config.rateLimit,
@@ -206,11 +271,13 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
   }
 }
 
-const httpUrl = (server: Server, path: string): string => {
+const urlOf = (scheme: string, server: Server, path: string): string => {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}${path}`;
+  return `${scheme}://${host}:${address.port}${path}`;
 };
+const httpUrl = (server: Server, path: string): string => urlOf('http', server, path);
+const wsUrl = (server: Server, path: string): string => urlOf('ws', server, path);
 
 /** The `listening` line: where, what is served, and what was loaded (nothing secret). */
 function logListening(
@@ -235,6 +302,7 @@ function logListening(
         root: config.endpoints.root ? `POST ${mount}/` : false,
         pathStyle: config.endpoints.pathStyle ? `POST ${mount}/<method>` : false,
         metrics: config.metrics.enabled ? (metrics ?? 'GET /metrics') : false,
+        websocket: wsUrl(server, `${mount}/`),
       },
       methods: rpc.methodNames,
       routes: {
@@ -258,15 +326,24 @@ async function listenOrStop(
   server: Server,
   metricsServer: Server | undefined,
   rpc: Rpc,
+  socketServer: Server | undefined,
 ): Promise<void> {
   try {
     await listen(server, config.port, config.host);
     if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
+    if (socketServer) await listen(socketServer, socketPort(config), config.host);
   } catch (err) {
-    if (server.listening) server.close();
+    for (const s of [server, metricsServer]) if (s?.listening) s.close();
     await rpc.stop();
     throw err;
   }
+}
+
+/** Where @solana/web3.js looks for the socket of http://host:PORT: PORT + 1 (any free port when PORT is 0). */
+function socketPort(config: ServerConfig): number {
+  const { port } = config.websocket;
+  if (typeof port === 'number') return port;
+  return config.port === 0 ? 0 : config.port + 1;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

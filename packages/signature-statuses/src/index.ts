@@ -18,4 +18,8 @@ export {
   type GetSignatureStatusesResult,
   type StatusesImportLine,
   type StatusesPluginOptions,
+  signatureSubscribeParamsSchema,
+  type SignatureSubscribeParams,
 } from './generated/schemas.js';
+export { SignatureWatch, type PollRound, type SignatureNotification } from './signature-watch.js';
+export { signatureSubscription } from './signature-subscription.js';

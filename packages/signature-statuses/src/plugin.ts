@@ -8,6 +8,8 @@ import { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
 import { StatusChain, type LookupOptions } from './status-chain.js';
 import { StoreLayer } from './store-layer.js';
+import { signatureSubscription } from './signature-subscription.js';
+import { SignatureWatch } from './signature-watch.js';
 import type { StatusStore } from './store.js';
 import { upstreamClient } from './upstream/call-upstream.js';
 import { UpstreamDirectory } from './upstream/directory.js';
@@ -24,6 +26,8 @@ export interface SignatureStatusesPlugin extends Plugin {
   track(signature: string, upstreamUrl: string): void;
   /** The chain itself, for in-process callers: signatures must be valid (the method's schema checks them). */
   lookup(signatures: readonly string[], options?: LookupOptions): Promise<GetSignatureStatusesResult>;
+  /** The pending signatureSubscribe subscriptions (their count, poll rounds). */
+  readonly signatureWatch: SignatureWatch;
   /** The durable store while started, when one is configured. */
   readonly store: StatusStore | undefined;
 }
@@ -48,10 +52,19 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     events,
   });
 
+  let log: PluginContext['log'] | undefined;
+  const watch = new SignatureWatch(
+    async (s) => chain.lookup(s),
+    json.subscriptions,
+    () => log,
+  );
+
   return definePlugin({
     name: 'signature-statuses' as const,
     options: json,
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
+    subscriptions: [signatureSubscription(watch)],
+    signatureWatch: watch,
     track: (signature: string, upstreamUrl: string) => directory.track(signature, upstreamUrl),
     errors: Object.values(StatusesError),
     lookup: async (signatures: readonly string[], o?: LookupOptions) => chain.lookup(signatures, o),
@@ -60,11 +73,16 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     },
     async start(ctx: PluginContext) {
       await chain.start(ctx.log);
+      log = ctx.log;
+      watch.start();
       ctx.log.info(
         { upstreams: directory.configuredNames, store: store ? store.path : false },
         'signature statuses ready',
       );
     },
-    stop: () => chain.stop(),
+    stop: () => {
+      watch.stop();
+      return chain.stop();
+    },
   });
 }

@@ -23,6 +23,8 @@ export interface ServerMetricsOptions {
   readonly nodes: () => readonly NodeView[];
   /** Requests being answered right now. */
   readonly inflight: () => number;
+  /** Open WebSocket connections, live subscriptions and signatures waiting for their commitment, right now. */
+  readonly sockets?: () => { connections: number; subscriptions: number; pendingSignatures: number };
 }
 
 const PREFIX = 'rollup_router_';
@@ -46,6 +48,7 @@ export class ServerMetrics {
   private readonly lookups: Counter<'layer'>;
   private readonly probes: Counter<'identity' | 'outcome'>;
   private readonly probeSeconds: Histogram<'identity'>;
+  private pollRounds: Counter | undefined;
 
   constructor(options: ServerMetricsOptions) {
     this.methodNames = options.methods;
@@ -72,6 +75,7 @@ export class ServerMetrics {
     this.gauge('http_inflight_requests', 'HTTP requests being answered.', [], (g) =>
       g.set(options.inflight()),
     );
+    if (options.sockets) this.socketGauges(options.sockets);
     this.upstreamCalls = this.counter(
       'upstream_requests_total',
       'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
@@ -102,6 +106,30 @@ export class ServerMetrics {
       'node_probe_duration_seconds',
       'Round trip of health probes of registered nodes.',
       ['identity'],
+    );
+  }
+
+  /** Gauges of the WebSocket transport and its subscriptions, read at scrape time. */
+  private socketGauges(sockets: NonNullable<ServerMetricsOptions['sockets']>): void {
+    this.pollRounds = this.counter(
+      'signature_poll_rounds_total',
+      'Poll rounds of pending signatureSubscribe signatures (each is one coalesced lookup, 256 signatures per upstream request).',
+      [],
+    );
+    this.gauge('websocket_connections', 'Open WebSocket connections.', [], (g) =>
+      g.set(sockets().connections),
+    );
+    this.gauge(
+      'subscriptions',
+      'Live subscriptions (signatureSubscribe, ...) on every WebSocket connection; a closed socket frees its own.',
+      [],
+      (g) => g.set(sockets().subscriptions),
+    );
+    this.gauge(
+      'signature_subscriptions_pending',
+      'signatureSubscribe subscriptions waiting for their commitment (polled every round).',
+      [],
+      (g) => g.set(sockets().pendingSignatures),
     );
   }
 
@@ -171,6 +199,10 @@ export class ServerMetrics {
     this.upstreamCalls.inc({ upstream, outcome });
     if (outcome !== 'ok') this.upstreamFailures.inc({ upstream, outcome });
     this.upstreamSeconds.observe({ upstream }, ms / 1000);
+  };
+
+  readonly observePollRound = (): void => {
+    this.pollRounds?.inc();
   };
 
   readonly observeLookup = (layer: string, count: number): void => {

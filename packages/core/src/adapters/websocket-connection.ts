@@ -1,0 +1,128 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import WebSocket, { type RawData } from 'ws';
+import type { Rpc } from '../rpc.js';
+import type { SubscriptionSession } from '../subscriptions/session.js';
+
+export interface ConnectionLimits {
+  readonly maxBufferedBytes: number;
+  readonly maxInFlightPerConnection: number;
+}
+
+/** Close codes (RFC 6455 7.4.1). */
+export const CloseCode = { GOING_AWAY: 1001, POLICY: 1008, TRY_AGAIN_LATER: 1013 } as const;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A closing peer that does not finish the closing handshake is cut off after this. */
+const CLOSE_TIMEOUT_MS = 2000;
+
+/**
+ * One client's socket: every message goes through `rpc.dispatch` (the same pipeline as
+ * HTTP), answers and notifications go out through one bounded send, and closing it
+ * ends its subscriptions and aborts its calls.
+ */
+export class SocketConnection {
+  /** False from a ping until the peer shows life (pong or any message). */
+  alive = true;
+  private inFlight = 0;
+  private paused = false;
+  private seq = 0;
+  private readonly gone = new AbortController();
+  private readonly session: SubscriptionSession;
+  private readonly origin: { remoteAddress: string | undefined; headers: IncomingMessage['headers'] };
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly ws: WebSocket,
+    req: IncomingMessage,
+    readonly clientKey: string,
+    private readonly id: string,
+    private readonly rpc: Rpc,
+    private readonly limits: ConnectionLimits,
+    private readonly log: Logger,
+  ) {
+    this.origin = { remoteAddress: req.socket.remoteAddress, headers: req.headers };
+    this.session = rpc.subscriptions.session((text) => this.send(text), log);
+    ws.on('message', (data, isBinary) => this.receive(data, isBinary));
+    ws.on('pong', () => (this.alive = true));
+    // ws closes the socket itself after a protocol error (1009 too big, 1007 invalid UTF-8).
+    ws.on('error', (err) => log.debug({ err, conn: id }, 'websocket protocol error'));
+  }
+
+  /** Frees everything the connection held; called once, on 'close'. */
+  closed(code: number): void {
+    this.gone.abort(new Error('socket closed'));
+    const subscriptions = this.session.size;
+    this.session.closeAll();
+    this.log.debug({ conn: this.id, code, subscriptions }, 'websocket closed');
+  }
+
+  /** Resolves once no call of this socket is being answered. */
+  idle(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((wake) => this.idleWaiters.push(wake));
+  }
+
+  /** Sends one message, unless the peer is too slow to read what it was already sent. */
+  send(text: string): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.ws.bufferedAmount + text.length > this.limits.maxBufferedBytes) {
+      this.log.warn(
+        { conn: this.id, client: this.clientKey, bufferedBytes: this.ws.bufferedAmount },
+        `closing a slow consumer: over ${this.limits.maxBufferedBytes} bytes buffered`,
+      );
+      this.close(CloseCode.POLICY, 'slow consumer: too many bytes buffered');
+      return;
+    }
+    this.ws.send(text);
+  }
+
+  /** Starts the closing handshake; a peer that does not complete it is cut off. */
+  close(code: number, reason: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(code, reason);
+    setTimeout(() => this.ws.terminate(), CLOSE_TIMEOUT_MS).unref();
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    this.alive = true;
+    const buffer = Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(data);
+    let text: string;
+    try {
+      // Text frames were checked by ws (invalid UTF-8 closes with 1007); binary ones are checked here.
+      text = isBinary ? utf8.decode(buffer) : buffer.toString('utf8');
+    } catch {
+      text = '\u0000'; // not JSON: answered -32700 like any unparsable message
+    }
+    void this.run(text);
+  }
+
+  private async run(text: string): Promise<void> {
+    this.inFlight += 1;
+    if (this.inFlight >= this.limits.maxInFlightPerConnection && !this.paused) {
+      this.paused = true;
+      this.ws.pause();
+    }
+    const opened = this.session.message();
+    try {
+      const answer = await this.rpc.dispatch(text, {
+        requestId: `${this.id}:${++this.seq}`,
+        origin: this.origin,
+        signal: this.gone.signal,
+        session: opened,
+        rateLimitKey: this.clientKey,
+      });
+      if (answer !== undefined) this.send(answer);
+      opened.start();
+    } finally {
+      this.inFlight -= 1;
+      if (this.paused && this.inFlight < this.limits.maxInFlightPerConnection) {
+        this.paused = false;
+        this.ws.resume();
+      }
+      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { errorJson } from '../envelope.js';
+import { RpcError } from '../errors.js';
+import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
+import type { Rpc } from '../rpc.js';
+import { CloseCode, SocketConnection } from './websocket-connection.js';
+
+export interface WebSocketOptions {
+  /** The router's mount path: the socket is served at its root endpoint (`<path>/`). Default '/'. */
+  readonly path?: string;
+}
+
+/**
+ * JSON-RPC over WebSocket beside HTTP, on `ws`: upgrades at the mount's root endpoint
+ * are checked with the service's own access rules (allowed origins, API keys) and its
+ * connection limits, then every message is dispatched by `rpc.dispatch`.
+ */
+export class WebSocketTransport {
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Set<SocketConnection>();
+  private readonly perClient = new Map<string, number>();
+  private readonly mount: string;
+  private readonly pinger: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly rpc: Rpc,
+    options: WebSocketOptions = {},
+  ) {
+    this.mount = (options.path ?? '/').replace(/\/+$/, '');
+    const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
+    // perMessageDeflate off: inflating is where zip bombs and CPU go; Solana clients do not need it.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes, perMessageDeflate: false });
+    if (pingIntervalMs > 0) this.pinger = setInterval(() => this.ping(), pingIntervalMs).unref();
+  }
+
+  /** Open sockets. */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Serves upgrades of `server` (call it for each listener: the port and port + 1 share one transport). */
+  attach(server: Server): this {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.handleUpgrade(req, socket, head, server.listenerCount('upgrade') > 1),
+    );
+    return this;
+  }
+
+  /** Takes one upgrade request; `shared` leaves paths that are not ours to the server's other upgrade listeners. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, shared = false): void {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://upgrade');
+    if (!this.isRoot(url.pathname)) {
+      if (!shared) refuse(socket, 'NO_SUCH_PATH', 'no WebSocket endpoint at this path');
+      return;
+    }
+    const clientKey = this.rpc.access.clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
+    const why = this.refusalOf(req, url.search, clientKey);
+    if (why !== undefined) return refuse(socket, why);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey));
+  }
+
+  /**
+   * Graceful stop: no new sockets; the calls under way are answered (up to `graceMs`),
+   * then every socket is closed with 1001 (going away). Calling it again returns the same promise.
+   */
+  close(graceMs = 10_000): Promise<void> {
+    return (this.closing ??= this.closeAll(graceMs));
+  }
+
+  private async closeAll(graceMs: number): Promise<void> {
+    clearInterval(this.pinger);
+    const all = [...this.connections];
+    await Promise.race([Promise.all(all.map((c) => c.idle())), sleep(graceMs, undefined, { ref: false })]);
+    const gone = all.map((c) => new Promise<void>((done) => c.ws.once('close', () => done())));
+    for (const c of all) c.close(CloseCode.GOING_AWAY, 'server shutting down');
+    await Promise.all(gone);
+    await new Promise<void>((done) => this.wss.close(() => done()));
+  }
+
+  private isRoot(pathname: string): boolean {
+    return pathname === `${this.mount}/` || (this.mount !== '' && pathname === this.mount);
+  }
+
+  /** Why an upgrade is refused, in the order HTTP checks (draining, origin, key), then the connection limits. */
+  private refusalOf(req: IncomingMessage, query: string, clientKey: string): HttpRefusalName | undefined {
+    const { cors, apiKeys } = this.rpc.access;
+    if (this.closing !== undefined || this.rpc.isDraining) return 'SHUTTING_DOWN';
+    if (!cors.allowsSocket(header(req, 'origin'), header(req, 'host'))) return 'ORIGIN_NOT_ALLOWED';
+    if (apiKeys.enabled && !apiKeys.accepts(header(req, 'authorization'), query.replace(/^\?/, ''))) {
+      return 'UNAUTHORIZED';
+    }
+    const limits = this.rpc.options.websocket;
+    if (this.connections.size >= limits.maxConnections) return 'TOO_MANY_CONNECTIONS';
+    if ((this.perClient.get(clientKey) ?? 0) >= limits.maxConnectionsPerIp) {
+      return 'TOO_MANY_CONNECTIONS_FROM_CLIENT';
+    }
+    return undefined;
+  }
+
+  private open(ws: WebSocket, req: IncomingMessage, clientKey: string): void {
+    const id = randomUUID();
+    const log = this.rpc.logger;
+    const connection = new SocketConnection(
+      ws,
+      req,
+      clientKey,
+      id,
+      this.rpc,
+      this.rpc.options.websocket,
+      log,
+    );
+    this.connections.add(connection);
+    this.perClient.set(clientKey, (this.perClient.get(clientKey) ?? 0) + 1);
+    ws.once('close', (code) => {
+      this.connections.delete(connection);
+      const left = (this.perClient.get(clientKey) ?? 1) - 1;
+      if (left === 0) this.perClient.delete(clientKey);
+      else this.perClient.set(clientKey, left);
+      connection.closed(code);
+    });
+    log.debug({ conn: id, client: clientKey }, 'websocket opened');
+    // Upgrades that raced past the checks while the last slots filled, or while closing.
+    const limits = this.rpc.options.websocket;
+    if (this.closing !== undefined) connection.close(CloseCode.GOING_AWAY, 'server shutting down');
+    else if (
+      this.connections.size > limits.maxConnections ||
+      this.perClient.get(clientKey)! > limits.maxConnectionsPerIp
+    ) {
+      connection.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
+    }
+  }
+
+  /** Keep-alive: a peer that showed no life since the last ping is dead and cut off. */
+  private ping(): void {
+    for (const c of this.connections) {
+      if (!c.alive) {
+        this.rpc.logger.debug({ client: c.clientKey }, 'closing a dead websocket peer (no pong)');
+        c.ws.terminate();
+        continue;
+      }
+      c.alive = false;
+      // A socket already closing gets no ping (ws throws on it); its 'close' is on the way.
+      if (c.ws.readyState === c.ws.OPEN) c.ws.ping();
+    }
+  }
+}
+
+/** Serves JSON-RPC over WebSocket on `server` (a node:http server, an Express app's included) at the mount's root. */
+export function attachWebSocket(
+  server: Server,
+  rpc: Rpc,
+  options: WebSocketOptions = {},
+): WebSocketTransport {
+  return new WebSocketTransport(rpc, options).attach(server);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Answers a refused upgrade with its HTTP status and a JSON-RPC error body (the one table), then closes. */
+function refuse(socket: Duplex, why: HttpRefusalName, data?: unknown): void {
+  const { status, code } = HttpRefusal[why];
+  const body = errorJson('null', RpcError.of(code, data).toJSON());
+  const extra = why === 'UNAUTHORIZED' ? 'WWW-Authenticate: Bearer\r\n' : '';
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
+  );
+}

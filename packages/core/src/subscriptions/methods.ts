@@ -1,0 +1,54 @@
+import { Call } from '../call.js';
+import { ErrorCode } from '../codes.js';
+import type { CallContext } from '../call-context.js';
+import { RpcError } from '../errors.js';
+import { defineMethod, type AnyMethodDefinition } from '../method.js';
+import type { AnySubscriptionDefinition } from './definition.js';
+
+/** Agave's text for an unsubscribe naming no live subscription of its kind. */
+const INVALID_ID = 'Invalid subscription id.';
+
+const UNSUBSCRIBE_PARAMS = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 1,
+  prefixItems: [{ title: 'Subscription id', type: 'integer', minimum: 0 }],
+} as const;
+
+/** The connection a call came over; a subscription over HTTP has nowhere to send its notifications. */
+function sessionOf(ctx: CallContext, method: string) {
+  const session = ctx instanceof Call ? ctx.session : undefined;
+  if (session === undefined) {
+    throw RpcError.of(
+      ErrorCode.METHOD_NOT_FOUND,
+      `${method} is served over WebSocket only: connect with ws:// (or wss://) to the same endpoint`,
+    );
+  }
+  return session;
+}
+
+/** A subscription's two methods, dispatched like any other (validation, errors, logging, metrics). */
+export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyMethodDefinition[] {
+  const subscribe = defineMethod<unknown, number>({
+    name: definition.subscribe,
+    summary: definition.summary,
+    description:
+      `${definition.description ?? ''} WebSocket only; answers the subscription id; notifications are ${definition.notification}.`.trim(),
+    params: definition.params,
+    result: { type: 'integer', minimum: 0 },
+    paramsError: definition.paramsError,
+    handler: (params, ctx) => sessionOf(ctx, definition.subscribe).open(definition, params),
+  });
+  const unsubscribe = defineMethod<[number], boolean>({
+    name: definition.unsubscribe,
+    summary: `Ends a ${definition.subscribe} subscription.`,
+    description: `WebSocket only; answers true, or ${ErrorCode.INVALID_PARAMS} "${INVALID_ID}" for an id this connection does not hold.`,
+    params: UNSUBSCRIBE_PARAMS,
+    result: { type: 'boolean' },
+    handler: ([id], ctx) => {
+      if (sessionOf(ctx, definition.unsubscribe).unsubscribe(id, definition)) return true;
+      throw new RpcError(ErrorCode.INVALID_PARAMS, INVALID_ID);
+    },
+  });
+  return [subscribe as AnyMethodDefinition, unsubscribe as AnyMethodDefinition];
+}

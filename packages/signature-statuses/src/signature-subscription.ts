@@ -1,0 +1,45 @@
+import { defineSubscription, type SubscriptionDefinition } from '@rollup-router/core';
+import { signatureSubscribeParamsSchema, type SignatureSubscribeParams } from './generated/schemas.js';
+import type { SignatureNotification, SignatureWatch } from './signature-watch.js';
+
+const NOTIFICATION_RESULT = {
+  type: 'object',
+  required: ['context', 'value'],
+  properties: {
+    context: {
+      type: 'object',
+      required: ['apiVersion', 'slot'],
+      properties: { apiVersion: { type: 'string' }, slot: { type: 'integer', minimum: 0 } },
+    },
+    value: { type: 'object', required: ['err'], properties: { err: true } },
+  },
+} as const;
+
+/**
+ * signatureSubscribe with Solana's semantics: one notification when the signature reaches
+ * the commitment (finalized by default), then the subscription ends by itself.
+ */
+export function signatureSubscription(
+  watch: SignatureWatch,
+): SubscriptionDefinition<SignatureSubscribeParams, SignatureNotification> {
+  return defineSubscription<SignatureSubscribeParams, SignatureNotification>({
+    subscribe: 'signatureSubscribe',
+    unsubscribe: 'signatureUnsubscribe',
+    notification: 'signatureNotification',
+    summary: 'Notifies once when a transaction signature reaches a commitment level.',
+    description:
+      'Learned through the answer chain (memory, store, upstreams), polled with every other pending signature in batches; a signature already at the level is notified at once.',
+    params: signatureSubscribeParamsSchema,
+    result: NOTIFICATION_RESULT,
+    start: ([signature, config], sink) =>
+      watch.watch(
+        signature,
+        config?.commitment ?? 'finalized',
+        (result) => {
+          sink.notify(result);
+          sink.end();
+        },
+        () => sink.end(),
+      ),
+  });
+}

@@ -1,0 +1,192 @@
+import { emitGuarded } from '@rollup-router/core';
+import type { Logger } from 'pino';
+import type { GetSignatureStatusesResult } from './generated/schemas.js';
+import type { ConfirmationStatus, SignatureStatus, TransactionError } from './status.js';
+
+/** A signatureNotification's result, as a Solana validator sends it. */
+export interface SignatureNotification {
+  readonly context: { readonly apiVersion: string; readonly slot: number };
+  readonly value: { readonly err: TransactionError | null };
+}
+
+export type WatchLookup = (signatures: readonly string[]) => Promise<GetSignatureStatusesResult>;
+
+export interface WatchOptions {
+  readonly pollIntervalMs: number;
+  readonly maxLifetimeMs: number;
+}
+
+/** What one poll round did, for observers (tests, metrics). */
+export interface PollRound {
+  /** Distinct signatures asked. */
+  readonly signatures: number;
+  readonly notified: number;
+  readonly expired: number;
+}
+
+const RANK: Readonly<Record<ConfirmationStatus, number>> = { processed: 1, confirmed: 2, finalized: 3 };
+
+interface Watcher {
+  readonly rank: number;
+  readonly expires: number;
+  readonly notify: (result: SignatureNotification) => void;
+  /** Ends the subscription without a notification (its lifetime is over). */
+  readonly end: () => void;
+}
+
+/**
+ * The pending signatureSubscribe subscriptions of the service, by signature. A new one is
+ * looked up at once (with the others new in the same event-loop turn: one coalesced
+ * lookup), then every pending signature is polled once per round in a single lookup of
+ * the answer chain, which asks each upstream in batches of 256: 10,000 pending
+ * subscriptions cost ceil(10000/256) requests per upstream per round, however many
+ * subscribers share a signature.
+ */
+export class SignatureWatch {
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private fresh = new Set<string>();
+  private freshScheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private readonly roundObservers: ((round: PollRound) => void)[] = [];
+
+  constructor(
+    private readonly lookup: WatchLookup,
+    private readonly options: WatchOptions,
+    private readonly log: () => Logger | undefined,
+  ) {}
+
+  /** Subscriptions waiting for their signature to reach their commitment. */
+  get pending(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
+  }
+
+  /** Observes every regular poll round once it is done. Returns a function that stops observing. */
+  onRound(observer: (round: PollRound) => void): () => void {
+    this.roundObservers.push(observer);
+    return () => this.roundObservers.splice(this.roundObservers.indexOf(observer) >>> 0, 1);
+  }
+
+  /**
+   * Calls `notify` once when `signature` reaches `commitment`, or `end` when the lifetime
+   * is over first. Returns what cancels it.
+   */
+  watch(
+    signature: string,
+    commitment: ConfirmationStatus,
+    notify: (result: SignatureNotification) => void,
+    end: () => void,
+  ): () => void {
+    const expires = Date.now() + this.options.maxLifetimeMs;
+    const watcher: Watcher = { rank: RANK[commitment], expires, notify, end };
+    let set = this.watchers.get(signature);
+    if (set === undefined) this.watchers.set(signature, (set = new Set()));
+    set.add(watcher);
+    this.fresh.add(signature);
+    if (!this.freshScheduled) {
+      this.freshScheduled = true;
+      setImmediate(() => void this.checkFresh());
+    }
+    return () => this.remove(signature, watcher);
+  }
+
+  start(): void {
+    this.running = true;
+    this.schedule(this.options.pollIntervalMs);
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.watchers.clear();
+    this.fresh.clear();
+  }
+
+  private remove(signature: string, watcher: Watcher): void {
+    const set = this.watchers.get(signature);
+    if (set === undefined) return;
+    set.delete(watcher);
+    if (set.size === 0) this.watchers.delete(signature);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => void this.round(), ms);
+    this.timer.unref();
+  }
+
+  private async checkFresh(): Promise<void> {
+    this.freshScheduled = false;
+    const signatures = [...this.fresh].filter((s) => this.watchers.has(s));
+    this.fresh = new Set();
+    if (signatures.length > 0 && this.running) await this.poll(signatures);
+  }
+
+  /** One regular round: expire the old, ask about every pending signature, then schedule the next. */
+  private async round(): Promise<void> {
+    const started = Date.now();
+    const expired = this.expire(started);
+    const signatures = [...this.watchers.keys()];
+    const notified = signatures.length > 0 ? await this.poll(signatures) : 0;
+    emitGuarded(
+      this.roundObservers,
+      { signatures: signatures.length, notified, expired },
+      this.log(),
+      'onRound',
+    );
+    this.schedule(Math.max(0, this.options.pollIntervalMs - (Date.now() - started)));
+  }
+
+  /** Looks the signatures up through the chain and notifies every watcher whose level is reached. */
+  private async poll(signatures: readonly string[]): Promise<number> {
+    let result: GetSignatureStatusesResult;
+    try {
+      result = await this.lookup(signatures);
+    } catch (err) {
+      this.log()?.warn({ err, signatures: signatures.length }, 'signature poll failed; retried next round');
+      return 0;
+    }
+    let notified = 0;
+    result.value.forEach((status, i) => {
+      if (status) notified += this.reached(signatures[i]!, status, result.context.apiVersion);
+    });
+    return notified;
+  }
+
+  private reached(signature: string, status: SignatureStatus, apiVersion: string): number {
+    const set = this.watchers.get(signature);
+    if (set === undefined) return 0;
+    const rank = RANK[status.confirmationStatus];
+    // The validator's context slot is the transaction's own slot, not the current one.
+    const result: SignatureNotification = {
+      context: { apiVersion, slot: status.slot },
+      value: { err: status.err },
+    };
+    let notified = 0;
+    for (const watcher of [...set]) {
+      if (watcher.rank > rank) continue;
+      set.delete(watcher);
+      notified += 1;
+      watcher.notify(result);
+    }
+    if (set.size === 0) this.watchers.delete(signature);
+    return notified;
+  }
+
+  /** Ends subscriptions past their lifetime: their clients have given up. */
+  private expire(now: number): number {
+    let expired = 0;
+    for (const [signature, set] of this.watchers) {
+      for (const watcher of set) {
+        if (watcher.expires > now) continue;
+        set.delete(watcher);
+        expired += 1;
+        watcher.end();
+      }
+      if (set.size === 0) this.watchers.delete(signature);
+    }
+    return expired;
+  }
+}
