@@ -15,6 +15,7 @@ import {
 import { createSolanaRpcSubscriptions, signature as toKitSignature } from '@solana/kit';
 import bs58 from 'bs58';
 import type { RunningServer } from '@rollup-router/server';
+import { randomReusablePort } from '@rollup-router/test-support/reusable-port';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import { startWith } from '@rollup-router/test-support/ws-server';
 
@@ -44,7 +45,7 @@ async function freePortPair(): Promise<number> {
       s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
   for (;;) {
-    const p = 20000 + Math.floor(Math.random() * 30000);
+    const p = randomReusablePort();
     if ((await free(p)) && (await free(p + 1))) return p;
   }
 }

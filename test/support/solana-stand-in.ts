@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SignatureStatus } from '@rollup-router/signature-statuses';
+import { listenOnReusablePort } from './reusable-port.js';
 
 /** How the stand-in answers its next requests. */
 export type StandInBehaviour =
@@ -80,7 +81,7 @@ export class SolanaStandIn {
 
   static async start(slot = 1000, statuses = new Map<string, SignatureStatus>()): Promise<SolanaStandIn> {
     const standIn = new SolanaStandIn(slot, statuses);
-    await standIn.listen();
+    await listenOnReusablePort((port) => standIn.listen(port));
     return standIn;
   }
 
@@ -129,7 +130,8 @@ export class SolanaStandIn {
     if (this.server.listening) await this.down();
   }
 
-  private async listen(port = 0): Promise<void> {
+  private async listen(port: number): Promise<void> {
+    if (!this.server.listening) this.server = http.createServer();
     this.server.on('request', (req, res) => void this.answer(req, res));
     this.server.on('connection', () => (this.connections += 1));
     this.server.listen(port, '127.0.0.1');

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { listenOnReusablePort } from './reusable-port.js';
 
 export interface TcpProxy {
   readonly port: number;
@@ -39,8 +40,7 @@ export async function tcpProxy(
         resolve();
       });
     });
-  await listen(0);
-  const { port } = server.address() as net.AddressInfo;
+  const port = await listenOnReusablePort(listen);
   const close = (): Promise<void> =>
     new Promise((resolve) => {
       if (!server.listening) return resolve();

@@ -35,7 +35,7 @@ describe('signatureSubscribe polling (SignatureWatch) against a loopback upstrea
         () => undefined,
       );
     expect(watch.pending).to.equal(10_000);
-    await waitFor(() => ends.length >= 4, 'four poll rounds', { attempts: 300, stepMs: 10 });
+    await waitFor(() => ends.length >= 4, 'four poll rounds', { attempts: 3000, stepMs: 10 });
     // The first round may overlap the lookups of the new signatures; later ones are pure rounds.
     for (let i = 2; i < ends.length; i++) {
       expect(rounds[i]!.signatures).to.equal(10_000);
@@ -62,7 +62,10 @@ describe('signatureSubscribe polling (SignatureWatch) against a loopback upstrea
       );
     }
     upstream.statuses.set(sig!, status('confirmed', 4321, { InstructionError: [0, { Custom: 1 }] }));
-    await waitFor(() => heard.length === 2, 'processed and confirmed notified', { attempts: 300, stepMs: 10 });
+    await waitFor(() => heard.length === 2, 'processed and confirmed notified', {
+      attempts: 3000,
+      stepMs: 10,
+    });
     expect(heard.map(([l]) => l)).to.have.members(['processed', 'confirmed']);
     expect(heard[0]![1]).to.deep.equal({
       context: { apiVersion: '2.2.1', slot: 4321 },
@@ -70,7 +73,7 @@ describe('signatureSubscribe polling (SignatureWatch) against a loopback upstrea
     });
     expect(plugin.signatureWatch.pending).to.equal(1);
     upstream.statuses.set(sig!, status('finalized', 4321, { InstructionError: [0, { Custom: 1 }] }));
-    await waitFor(() => heard.length === 3, 'finalized notified', { attempts: 300, stepMs: 10 });
+    await waitFor(() => heard.length === 3, 'finalized notified', { attempts: 3000, stepMs: 10 });
     expect(plugin.signatureWatch.pending).to.equal(0);
     await plugin.stop!();
   });
@@ -89,7 +92,7 @@ describe('signatureSubscribe polling (SignatureWatch) against a loopback upstrea
       () => (ended = true),
     );
     expect(plugin.signatureWatch.pending).to.equal(1);
-    await waitFor(() => ended, 'lifetime over', { attempts: 50, stepMs: 10 });
+    await waitFor(() => ended, 'lifetime over', { attempts: 500, stepMs: 10 });
     expect(plugin.signatureWatch.pending).to.equal(0);
     await plugin.stop!();
   });
@@ -110,10 +113,10 @@ describe('signatureSubscribe polling (SignatureWatch) against a loopback upstrea
       () => undefined,
     );
     upstream.statuses.set(sig!, status('finalized', 77));
-    await waitFor(() => upstream.requestCount >= 3, 'polls while failing', { attempts: 100, stepMs: 10 });
+    await waitFor(() => upstream.requestCount >= 3, 'polls while failing', { attempts: 1000, stepMs: 10 });
     expect(notified).to.equal(0);
     upstream.behaviour = { kind: 'normal' };
-    await waitFor(() => notified === 1, 'notified after recovery', { attempts: 100, stepMs: 10 });
+    await waitFor(() => notified === 1, 'notified after recovery', { attempts: 1000, stepMs: 10 });
     await plugin.stop!();
   });
 });

@@ -1,0 +1,20 @@
+/**
+ * Ports a test server can give up and take back (a peer that goes away and comes back on
+ * the same port). The kernel hands ports of its ephemeral range (32768-60999 on Linux) to
+ * other sockets, outgoing connections included, while such a server is down, so these
+ * live below that range.
+ */
+export const randomReusablePort = (): number => 20_000 + Math.floor(Math.random() * 12_000);
+
+/** Listens on a random free port below the ephemeral range and returns it. */
+export async function listenOnReusablePort(listen: (port: number) => Promise<void>): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = randomReusablePort();
+    try {
+      await listen(port);
+      return port;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw err;
+    }
+  }
+}
