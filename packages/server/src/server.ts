@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeListener, createRpc, redactUrl, type Plugin, type Rpc } from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
+import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
@@ -15,6 +16,7 @@ import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
 import { UpstreamWatch } from './readiness/upstream-watch.js';
+import { SharedRedis } from './redis/shared-redis.js';
 
 export interface StartServerOptions {
   readonly logger: Logger;
@@ -56,8 +58,23 @@ export interface RunningServer {
  * left running.
  */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  const redis = config.redis
+    ? await SharedRedis.connect(config.redis, options.logger.child({ part: 'redis' }))
+    : undefined;
+  try {
+    return await startWith(config, options, redis);
+  } catch (err) {
+    await redis?.close();
+    throw err;
+  }
+}
+
+async function startWith(
+  config: ServerConfig,
+  options: StartServerOptions,
+  redis: SharedRedis | undefined,
+): Promise<RunningServer> {
   const log = options.logger;
-  const own = [...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])];
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
   const upstreams = watchUpstreams(config, log);
   // The closures read `rpc` and `plugins` at call time, after both exist.
@@ -70,12 +87,14 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
         inflight: () => tracker.inflight,
       })
     : undefined;
-  const plugins = buildPlugins(config, metrics, upstreams);
-  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log);
+  const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
+  const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
+  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log, redis);
   if (metrics) rpc.onCall(metrics.observeCall);
+  if (metrics && redis) metrics.watchRedis(redis.link);
 
   const state = { started: false, draining: false };
-  const ready = readinessOf(config, plugins, upstreams, state);
+  const ready = readinessOf(config, plugins, upstreams, state, redis);
   const { server, metricsServer } = createListeners(config, rpc, tracker, ready, metrics, log);
   await rpc.start();
   state.started = true;
@@ -96,6 +115,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       if (metricsServer) await closeNow(metricsServer);
       upstreams.stop();
       await rpc.stop();
+      await redis?.close();
       log.info('stopped');
     })());
 
@@ -131,6 +151,7 @@ function readinessOf(
   plugins: ServerPlugins,
   upstreams: UpstreamWatch,
   state: { readonly started: boolean; readonly draining: boolean },
+  redis: SharedRedis | undefined,
 ): () => ReadinessReport {
   return () =>
     readinessReport({
@@ -142,6 +163,7 @@ function readinessOf(
         return { registered: nodes.length, available: nodes.filter((n) => n.available).length };
       },
       upstreams,
+      redis: redis && (() => redis.link.describe()),
     });
 }
 
@@ -176,7 +198,7 @@ function createListeners(
 }
 
 /** The core service over every plugin; two plugins serving one method name is a configuration mistake. */
-function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
+function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger, redis: SharedRedis | undefined): Rpc {
   try {
     return createRpc({
       plugins,
@@ -185,6 +207,8 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
       cors: config.cors,
       apiKeys: config.apiKeys,
       rateLimit: config.rateLimit,
+      // With Redis, one budget per client across every instance (per instance while Redis is down).
+      rateLimiter: redis?.rateLimiter(config.rateLimit),
       validateResults: config.validateResults,
       discovery: config.discovery,
       info: config.info,
@@ -232,6 +256,7 @@ function logListening(
       },
       store: config.statuses.store === false ? false : config.statuses.store.path,
       upstreams: (config.statuses.upstreams ?? []).map((u) => redactUrl(u.url)),
+      redis: config.redis ? redactRedisUrl(config.redis.url) : false,
       apiKeyCount: config.apiKeys.length,
       rateLimit: config.rateLimit,
     },

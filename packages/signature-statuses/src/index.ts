@@ -19,3 +19,7 @@ export {
   type StatusesImportLine,
   type StatusesPluginOptions,
 } from './generated/schemas.js';
+export type { StatusesRedisOption } from './options.js';
+export { createRedisClient, redactRedisUrl, type RedisConnectOptions } from './redis/redis-client.js';
+export { RedisLink, RedisAuthError } from './redis/redis-link.js';
+export { redisOptionsSchema, type RedisOptions, type RedisOptionsResolved } from './generated/schemas.js';

@@ -1,3 +1,4 @@
+import type { RedisConnectOptions } from '@rollup-router/signature-statuses';
 import type { Config } from '../generated/schemas.js';
 
 type Filled<T> = Required<NonNullable<T>>;
@@ -17,6 +18,8 @@ export interface ServerConfig {
   readonly routes: NonNullable<Config['routes']>;
   readonly statuses: Omit<Statuses, 'store'> & { readonly store: false | { readonly path: string } };
   readonly statusesFromRoutes: boolean;
+  /** Absent: nothing is shared, no Redis is needed. */
+  readonly redis?: RedisConnectOptions;
   readonly plugins: NonNullable<Config['plugins']>;
   readonly limits: Filled<Config['limits']>;
   readonly cors: NonNullable<Config['cors']>;

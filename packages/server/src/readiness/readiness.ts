@@ -16,6 +16,8 @@ export interface ReadinessSources {
   readonly storeOpen: () => boolean | undefined;
   readonly nodes: () => { readonly registered: number; readonly available: number };
   readonly upstreams: UpstreamWatch;
+  /** The shared Redis, described; undefined: none configured. Never a reason: Redis is a helper. */
+  readonly redis?: () => string | undefined;
 }
 
 /**
@@ -38,6 +40,8 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
   checks.routes = started
     ? `loaded: ${nodes.available} of ${nodes.registered} nodes available`
     : 'not loaded';
+
+  checks.redis = s.redis?.() ?? 'none configured';
 
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();
