@@ -85,7 +85,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
   const kill = async (): Promise<void> => {
     const current = child;
-    if (current.signalCode === 'SIGSTOP' || current.exitCode === null) current.kill('SIGCONT');
+    // SIGKILL ends a stopped process too; no SIGCONT first, which would let it run the commands it holds.
     current.kill('SIGKILL');
     await ended(current);
   };
