@@ -102,23 +102,7 @@ async function startWith(
   upstreams.start();
   const url = logListening(config, server, metricsServer, rpc, plugins, log);
 
-  let closing: Promise<void> | undefined;
-  const shutdown = (graceMs = config.shutdown.graceMs): Promise<void> =>
-    (closing ??= (async () => {
-      state.draining = true;
-      rpc.drain();
-      log.info(
-        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
-        'shutting down: new calls get 503; waiting for calls under way',
-      );
-      await closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log);
-      if (metricsServer) await closeNow(metricsServer);
-      upstreams.stop();
-      await rpc.stop();
-      await redis?.close();
-      log.info('stopped');
-    })());
-
+  const shutdown = shutdownOf({ config, state, rpc, tracker, server, metricsServer, upstreams, redis, log });
   const address = server.address() as AddressInfo;
   return {
     url: url.rpc,
@@ -132,6 +116,39 @@ async function startWith(
     reloadRoutes: () => plugins.routes.registry.reload(),
     shutdown,
   };
+}
+
+interface Running {
+  readonly config: ServerConfig;
+  readonly state: { draining: boolean };
+  readonly rpc: Rpc;
+  readonly tracker: RequestTracker;
+  readonly server: Server;
+  readonly metricsServer: Server | undefined;
+  readonly upstreams: UpstreamWatch;
+  readonly redis: SharedRedis | undefined;
+  readonly log: Logger;
+}
+
+/** RunningServer.shutdown: drains, closes the listeners, stops the plugins, then closes Redis; once. */
+function shutdownOf(r: Running): (graceMs?: number) => Promise<void> {
+  let closing: Promise<void> | undefined;
+  const { config, rpc, tracker, log } = r;
+  return (graceMs = config.shutdown.graceMs) =>
+    (closing ??= (async () => {
+      r.state.draining = true;
+      rpc.drain();
+      log.info(
+        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
+        'shutting down: new calls get 503; waiting for calls under way',
+      );
+      await closeGracefully(r.server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log);
+      if (r.metricsServer) await closeNow(r.metricsServer);
+      r.upstreams.stop();
+      await rpc.stop();
+      await r.redis?.close();
+      log.info('stopped');
+    })());
 }
 
 function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
