@@ -254,6 +254,11 @@ describe('rollup-router: several instances sharing one Redis', function () {
 
   it('takes the URL from ROLLUP_ROUTER_REDIS_URL, and starts with Redis unreachable', async () => {
     const config = writeJson(join(tmp.dir, 'env.json'), { statuses: { store: false } });
+    const checked = await runCli(['check-config', config], {
+      ROLLUP_ROUTER_REDIS_URL: 'redis://127.0.0.1:9',
+    });
+    expect(checked.code).to.equal(0);
+    expect(checked.stdout).to.include('redis unreachable');
     const server = await startCli(['--config', config, '--port', '0'], {
       ROLLUP_ROUTER_REDIS_URL: 'redis://127.0.0.1:9',
     });

@@ -42,6 +42,9 @@ export interface ResolvedRedis {
   readonly client: Redis | undefined;
 }
 
+/** What configures the connection, so only with `url`. */
+const CONNECTION_KEYS = ['keyPrefix', 'commandTimeoutMs', 'connectTimeoutMs'] as const;
+
 const isClient = (v: unknown): v is Redis =>
   v !== null && typeof v === 'object' && typeof (v as Redis).mget === 'function';
 
@@ -70,5 +73,11 @@ function resolveRedis(redis: StatusesRedisOption): ResolvedRedis {
   );
   if ((resolved.url === undefined) === (client === undefined))
     throw new TypeError('signature-statuses options: /redis needs either url or client (one of them)');
+  // A client comes configured: these would be silently ignored.
+  const ignored = CONNECTION_KEYS.find((key) => client !== undefined && key in json);
+  if (ignored !== undefined)
+    throw new TypeError(
+      `signature-statuses options: /redis/${ignored} applies to url only; configure your client instead`,
+    );
   return { options: resolved, client };
 }

@@ -189,10 +189,14 @@ describe('getSignatureStatuses: Redis shared by several instances', function () 
     }
   });
 
-  it('rejects a redis option with neither url nor client, or a URL that is not redis://', () => {
+  it('rejects a redis option with neither url nor client, connection settings beside a client, or a URL that is not redis://', () => {
     expect(() => signatureStatusesPlugin({ redis: {} })).to.throw(
       TypeError,
       '/redis needs either url or client',
+    );
+    expect(() => signatureStatusesPlugin({ redis: { client: raw, keyPrefix: 'x:' } })).to.throw(
+      TypeError,
+      '/redis/keyPrefix applies to url only',
     );
     expect(() => signatureStatusesPlugin({ redis: { url: 'http://x' } })).to.throw(
       TypeError,

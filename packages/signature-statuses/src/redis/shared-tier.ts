@@ -29,12 +29,12 @@ export class SharedTier {
   /** Connects its own client: wrong credentials throw RedisAuthError; Redis down does not stop the start. */
   async start(log: PluginContext['log']): Promise<void> {
     if (!this.owned) return;
-    this.link = new RedisLink(this.client, log.child({ part: 'redis' }));
+    // One link per client, even when the plugin is started again after a stop.
+    this.link ??= new RedisLink(this.client, log.child({ part: 'redis' }));
     await this.link.connect();
   }
 
   async stop(): Promise<void> {
     await this.link?.close();
-    this.link = undefined;
   }
 }
