@@ -16,8 +16,8 @@ export interface ReadinessSources {
   readonly storeOpen: () => boolean | undefined;
   readonly nodes: () => { readonly registered: number; readonly available: number };
   readonly upstreams: UpstreamWatch;
-  /** The shared Redis, described; undefined: none configured. Never a reason: Redis is a helper. */
-  readonly redis?: () => string | undefined;
+  /** The shared Redis, described; absent: none configured. Never a reason: Redis is a helper. */
+  readonly redis?: () => string;
 }
 
 /**
@@ -41,7 +41,9 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
     ? `loaded: ${nodes.available} of ${nodes.registered} nodes available`
     : 'not loaded';
 
-  checks.redis = s.redis?.() ?? 'none configured';
+  // Only with redis configured: without it, /ready says what it always said.
+  const redis = s.redis?.();
+  if (redis !== undefined) checks.redis = redis;
 
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();
