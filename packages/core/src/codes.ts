@@ -56,6 +56,7 @@ export const ErrorInfo: Record<ErrorCodeValue, { message: string; meaning: strin
   },
   [ErrorCode.TOO_MANY_SUBSCRIPTIONS]: {
     message: 'Too many subscriptions',
-    meaning: 'a subscribe call over the per-connection or the service-wide subscription limit (data says which)',
+    meaning:
+      'a subscribe call over the per-connection or the service-wide subscription limit (data says which)',
   },
 };

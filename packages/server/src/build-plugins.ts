@@ -1,5 +1,6 @@
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
+import type { Redis } from 'ioredis';
 import type { ServerConfig } from './config/server-config.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import type { UpstreamWatch } from './readiness/upstream-watch.js';
@@ -12,17 +13,20 @@ export interface ServerPlugins {
 /**
  * The two method plugins from the config, wired to the server's observers: upstream
  * outcomes feed metrics and readiness, lookups feed the cache-hit metrics, probes the
- * node metrics. With statusesFromRoutes, the nodes getRoutes lists are asked too.
+ * node metrics. With statusesFromRoutes, the nodes getRoutes lists are asked too. With
+ * `redis`, statuses and affinity are shared over the server's connection.
  */
 export function buildPlugins(
   config: ServerConfig,
   metrics: ServerMetrics | undefined,
   upstreams: UpstreamWatch,
+  redis?: Redis,
 ): ServerPlugins {
   const routes = routesPlugin(routesOptions(config.routes));
   if (metrics) routes.registry.onProbe(metrics.observeProbe);
   const statuses = signatureStatusesPlugin({
     ...config.statuses,
+    redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },
     extraUpstreams: config.statusesFromRoutes
       ? () => routes.registry.available().map((r) => r.fqdn)
       : undefined,
@@ -34,6 +38,15 @@ export function buildPlugins(
   });
   return { routes, statuses };
 }
+
+/** What the statuses plugin takes of the server's redis section (the server owns the connection). */
+const sharedStatusOptions = ({
+  statusTtlSeconds,
+  affinityTtlSeconds,
+}: NonNullable<ServerConfig['redis']>) => ({
+  statusTtlSeconds,
+  affinityTtlSeconds,
+});
 
 /** The routes section as the plugin takes it: inline entries are checked by the plugin when it starts. */
 export function routesOptions(section: ServerConfig['routes']): RoutesOptions {

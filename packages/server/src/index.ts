@@ -15,11 +15,12 @@ export {
   type ServerMetricsOptions,
   type NodeView,
   type ProbeView,
+  type RedisLinkView,
 } from './metrics/server-metrics.js';
 export { readinessReport, type ReadinessReport, type ReadinessSources } from './readiness/readiness.js';
 export { UpstreamWatch, type UpstreamWatchOptions } from './readiness/upstream-watch.js';
 export { SECURITY_HEADERS } from './http/security-headers.js';
 export { buildPlugins, routesOptions, type ServerPlugins } from './build-plugins.js';
-export { loadPlugins } from './plugins/load-plugins.js';
+export { loadPlugins, type PluginHost } from './plugins/load-plugins.js';
 export { version } from './paths.js';
 export { configSchema, type Config } from './generated/schemas.js';

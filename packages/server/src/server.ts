@@ -10,6 +10,7 @@ import {
   type WebSocketTransport,
 } from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
+import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
@@ -23,6 +24,7 @@ import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
 import { UpstreamWatch } from './readiness/upstream-watch.js';
+import { SharedRedis } from './redis/shared-redis.js';
 
 export interface StartServerOptions {
   readonly logger: Logger;
@@ -65,39 +67,38 @@ export interface RunningServer {
 /**
  * Loads the plugin modules of `config.plugins`, starts every plugin, then listens. A bad
  * plugin module or a method name served twice is a ConfigError. On a failure nothing is
- * left running.
+ * left running. With `redis`, Redis is connected first (refused credentials are a
+ * ConfigError); a Redis that is down only degrades sharing.
  */
-function observeInto(metrics: ServerMetrics, rpc: Rpc, plugins: ServerPlugins): void {
-  rpc.onCall(metrics.observeCall);
-  plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
+export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  const redis = config.redis
+    ? await SharedRedis.connect(config.redis, options.logger.child({ part: 'redis' }))
+    : undefined;
+  try {
+    return await startWith(config, options, redis);
+  } catch (err) {
+    await redis?.close();
+    throw err;
+  }
 }
 
-export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+async function startWith(
+  config: ServerConfig,
+  options: StartServerOptions,
+  redis: SharedRedis | undefined,
+): Promise<RunningServer> {
   const log = options.logger;
-  const own = [...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])];
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
   const upstreams = watchUpstreams(config, log);
-  // The closures read `rpc` and `plugins` at call time, after both exist.
-  const metrics = config.metrics.enabled
-    ? new ServerMetrics({
-        processMetrics: config.metrics.processMetrics,
-        version: options.version ?? packageVersion,
-        methods: () => rpc.methodNames,
-        nodes: () => plugins.routes.registry.nodes(),
-        inflight: () => tracker.inflight,
-        sockets: () => ({
-          connections: sockets.connectionCount,
-          subscriptions: rpc.subscriptions.active,
-          pendingSignatures: plugins.statuses.signatureWatch.pending,
-        }),
-      })
-    : undefined;
-  const plugins = buildPlugins(config, metrics, upstreams);
-  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log);
-  if (metrics) observeInto(metrics, rpc, plugins);
+  // Read at scrape time, after every part exists.
+  const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets }));
+  const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
+  const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
+  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log, redis);
+  if (metrics) observeInto(metrics, rpc, plugins, redis);
 
   const state = { started: false, draining: false };
-  const ready = readinessOf(config, plugins, upstreams, state);
+  const ready = readinessOf(config, plugins, upstreams, state, redis);
   const { server, metricsServer, socketServer } = createListeners(config, rpc, tracker, ready, metrics, log);
   const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
   if (socketServer) sockets.attach(socketServer);
@@ -118,6 +119,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     metricsServer,
     socketServer,
     sockets,
+    redis,
   });
 
   const address = server.address() as AddressInfo;
@@ -148,6 +150,7 @@ interface StopParts {
   readonly metricsServer: Server | undefined;
   readonly socketServer: Server | undefined;
   readonly sockets: WebSocketTransport;
+  readonly redis: SharedRedis | undefined;
 }
 
 /** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */
@@ -171,8 +174,50 @@ function shutdownOf(parts: StopParts): (graceMs?: number) => Promise<void> {
       if (metricsServer) await closeNow(metricsServer);
       upstreams.stop();
       await rpc.stop();
+      await parts.redis?.close();
       log.info('stopped');
     })());
+}
+
+function observeInto(
+  metrics: ServerMetrics,
+  rpc: Rpc,
+  plugins: ServerPlugins,
+  redis: SharedRedis | undefined,
+): void {
+  rpc.onCall(metrics.observeCall);
+  plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
+  if (redis) metrics.watchRedis(redis.link);
+}
+
+interface LiveParts {
+  readonly rpc: Rpc;
+  readonly plugins: ServerPlugins;
+  readonly sockets: WebSocketTransport;
+}
+
+function metricsOf(
+  config: ServerConfig,
+  options: StartServerOptions,
+  tracker: RequestTracker,
+  live: () => LiveParts,
+): ServerMetrics | undefined {
+  if (!config.metrics.enabled) return undefined;
+  return new ServerMetrics({
+    processMetrics: config.metrics.processMetrics,
+    version: options.version ?? packageVersion,
+    methods: () => live().rpc.methodNames,
+    nodes: () => live().plugins.routes.registry.nodes(),
+    inflight: () => tracker.inflight,
+    sockets: () => {
+      const { rpc, plugins, sockets } = live();
+      return {
+        connections: sockets.connectionCount,
+        subscriptions: rpc.subscriptions.active,
+        pendingSignatures: plugins.statuses.signatureWatch.pending,
+      };
+    },
+  });
 }
 
 function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
@@ -192,6 +237,7 @@ function readinessOf(
   plugins: ServerPlugins,
   upstreams: UpstreamWatch,
   state: { readonly started: boolean; readonly draining: boolean },
+  redis: SharedRedis | undefined,
 ): () => ReadinessReport {
   return () =>
     readinessReport({
@@ -207,6 +253,7 @@ function readinessOf(
         return routes.ready ? undefined : routes.reason;
       },
       upstreams,
+      redis: redis && (() => redis.link.describe()),
     });
 }
 
@@ -252,7 +299,7 @@ function createListeners(
 }
 
 /** The core service over every plugin; two plugins serving one method name is a configuration mistake. */
-function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
+function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger, redis: SharedRedis | undefined): Rpc {
   try {
     return createRpc({
       plugins,
@@ -262,6 +309,8 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger): Rpc {
       cors: config.cors,
       apiKeys: config.apiKeys,
       rateLimit: config.rateLimit,
+      // With Redis, one budget per client across every instance (per instance while Redis is down).
+      rateLimiter: redis?.rateLimiter(config.rateLimit),
       validateResults: config.validateResults,
       discovery: config.discovery,
       info: config.info,
@@ -312,6 +361,7 @@ function logListening(
       },
       store: config.statuses.store === false ? false : config.statuses.store.path,
       upstreams: (config.statuses.upstreams ?? []).map((u) => redactUrl(u.url)),
+      redis: config.redis ? redactRedisUrl(config.redis.url) : false,
       apiKeyCount: config.apiKeys.length,
       rateLimit: config.rateLimit,
     },

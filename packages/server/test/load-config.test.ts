@@ -150,6 +150,30 @@ describe('loadConfig', () => {
     expect(err.message).to.include('expected: POINTS/SECONDS');
   });
 
+  it('redis: absent by default; a url gets the stated defaults; ROLLUP_ROUTER_REDIS_URL sets it, off removes it', async () => {
+    expect((await loadConfig()).config.redis).to.equal(undefined);
+    const withRedis = file('redis.json', JSON.stringify({ redis: { url: 'redis://cache:6379' } }));
+    expect((await loadConfig({ file: withRedis })).config.redis).to.deep.equal({
+      url: 'redis://cache:6379',
+      keyPrefix: 'rollup-router:',
+      commandTimeoutMs: 250,
+      connectTimeoutMs: 2000,
+      statusTtlSeconds: 86400,
+      affinityTtlSeconds: 120,
+    });
+    const fromEnv = await loadConfig({ env: { ROLLUP_ROUTER_REDIS_URL: 'redis://:pw@other:6380/2' } });
+    expect(fromEnv.config.redis?.url).to.equal('redis://:pw@other:6380/2');
+    const off = await loadConfig({ file: withRedis, env: { ROLLUP_ROUTER_REDIS_URL: 'off' } });
+    expect(off.config.redis).to.equal(undefined);
+  });
+
+  it('a redis section without url, or a url that is not redis://, names the key and the variable', async () => {
+    const missing = await rejection(loadConfig({ file: file('r.json', JSON.stringify({ redis: {} })) }));
+    expect(missing.message).to.include('/redis/url');
+    const wrong = await rejection(loadConfig({ env: { ROLLUP_ROUTER_REDIS_URL: 'http://cache:6379' } }));
+    expect(wrong.message).to.include('/redis/url').and.include('ROLLUP_ROUTER_REDIS_URL');
+  });
+
   it('a top level that is not an object is rejected', async () => {
     const err = await rejection(loadConfig({ file: file('c.json', '[1, 2]') }));
     expect(err.message).to.include('top level');

@@ -3,7 +3,7 @@ import { emitGuarded, type PluginContext } from '@rollup-router/core';
 type Logger = PluginContext['log'];
 
 /** Which layer of the answer chain settled a signature. `unknown`: every source answered, none knew it. */
-export type LookupLayer = 'memory' | 'store' | 'upstream' | 'unknown';
+export type LookupLayer = 'memory' | 'store' | 'redis' | 'upstream' | 'unknown';
 
 /** What became of one request to one upstream. */
 export type UpstreamCallOutcome = 'ok' | 'rpc_error' | 'timeout' | 'unreachable' | 'bad_response' | 'aborted';

@@ -23,3 +23,7 @@ export {
 } from './generated/schemas.js';
 export { SignatureWatch, type PollRound, type SignatureNotification } from './signature-watch.js';
 export { signatureSubscription } from './signature-subscription.js';
+export type { StatusesRedisOption } from './options.js';
+export { createRedisClient, redactRedisUrl, type RedisConnectOptions } from './redis/redis-client.js';
+export { RedisLink, RedisAuthError } from './redis/redis-link.js';
+export { redisOptionsSchema, type RedisOptions, type RedisOptionsResolved } from './generated/schemas.js';

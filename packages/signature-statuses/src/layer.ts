@@ -6,10 +6,9 @@ import type { SignatureStatus } from './status.js';
 export type LearnedStatus = readonly [signature: string, status: SignatureStatus];
 
 /**
- * One link of the answer chain in front of the upstreams (memory, the store; a shared
- * layer fits in the same way). The chain asks each layer only for what the layers before
- * it did not know, and offers each layer what a later source knew: the layer decides what
- * of it its kind may keep.
+ * One link of the answer chain in front of the upstreams (memory, the store, Redis). The
+ * chain asks each layer only for what the layers before it did not know, and offers each
+ * layer what a later source knew: the layer decides what of it its kind may keep.
  */
 export interface StatusLayer {
   /** Reported to onLookup with how many signatures it settled. */

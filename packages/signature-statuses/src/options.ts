@@ -1,7 +1,11 @@
 import { validateOptions } from '@rollup-router/core';
+import type { Redis } from 'ioredis';
 import type { StatusesObservers } from './events.js';
 import {
+  redisOptionsSchema,
   statusesPluginOptionsSchema,
+  type RedisOptions,
+  type RedisOptionsResolved,
   type StatusesPluginOptions,
   type StatusesPluginOptionsResolved,
 } from './generated/schemas.js';
@@ -15,19 +19,62 @@ export interface SignatureStatusesHooks extends StatusesObservers {
   readonly extraUpstreams?: () => readonly string[] | Promise<readonly string[]>;
 }
 
-export type SignatureStatusesOptions = StatusesPluginOptions & SignatureStatusesHooks;
+/**
+ * A Redis shared with other instances: `{ url, ... }` (the plugin connects at start and
+ * disconnects at stop), or an ioredis client of yours (yours to connect and close; give it
+ * a commandTimeout and no offline queue so a down Redis fails fast), alone or as
+ * `{ client, statusTtlSeconds, ... }`. The JSON part is schemas/redis-options.schema.json.
+ */
+export type StatusesRedisOption = Redis | (RedisOptions & { readonly client?: Redis });
+
+export type SignatureStatusesOptions = StatusesPluginOptions &
+  SignatureStatusesHooks & { readonly redis?: StatusesRedisOption };
 
 /** The options after schema validation: every member with a schema default is present. */
 export type ResolvedOptions = StatusesPluginOptionsResolved;
+
+/** The redis option resolved: its JSON part with defaults, and the caller's client if one was given. */
+export interface ResolvedRedis {
+  readonly options: RedisOptionsResolved;
+  readonly client: Redis | undefined;
+}
+
+/** What configures the connection, so only with `url`. */
+const CONNECTION_KEYS = ['keyPrefix', 'commandTimeoutMs', 'connectTimeoutMs'] as const;
+
+const isClient = (v: unknown): v is Redis =>
+  v !== null && typeof v === 'object' && typeof (v as Redis).mget === 'function';
 
 /** Splits the function options off, validates the rest against its schema and fills the defaults. */
 export function resolveOptions(options: SignatureStatusesOptions = {}): {
   json: ResolvedOptions;
   hooks: SignatureStatusesHooks;
+  redis: ResolvedRedis | undefined;
 } {
-  const { extraUpstreams, onUpstreamCall, onLookup, ...json } = options;
+  const { extraUpstreams, onUpstreamCall, onLookup, redis, ...json } = options;
   return {
     json: validateOptions<ResolvedOptions>(statusesPluginOptionsSchema, json, 'signature-statuses options'),
     hooks: { extraUpstreams, onUpstreamCall, onLookup },
+    redis: redis === undefined ? undefined : resolveRedis(redis),
   };
+}
+
+function resolveRedis(redis: StatusesRedisOption): ResolvedRedis {
+  const { client, ...json } = isClient(redis) ? { client: redis } : redis;
+  if (client !== undefined && !isClient(client))
+    throw new TypeError('signature-statuses options: /redis/client must be an ioredis client');
+  const resolved = validateOptions<RedisOptionsResolved>(
+    redisOptionsSchema,
+    json,
+    'signature-statuses options, redis',
+  );
+  if ((resolved.url === undefined) === (client === undefined))
+    throw new TypeError('signature-statuses options: /redis needs either url or client (one of them)');
+  // A client comes configured: these would be silently ignored.
+  const ignored = CONNECTION_KEYS.find((key) => client !== undefined && key in json);
+  if (ignored !== undefined)
+    throw new TypeError(
+      `signature-statuses options: /redis/${ignored} applies to url only; configure your client instead`,
+    );
+  return { options: resolved, client };
 }

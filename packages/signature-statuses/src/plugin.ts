@@ -7,6 +7,7 @@ import { MemoryCache } from './memory-cache.js';
 import { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
 import { StatusChain, type LookupOptions } from './status-chain.js';
+import { SharedTier } from './redis/shared-tier.js';
 import { StoreLayer } from './store-layer.js';
 import { signatureSubscription } from './signature-subscription.js';
 import { SignatureWatch } from './signature-watch.js';
@@ -34,15 +35,21 @@ export interface SignatureStatusesPlugin extends Plugin {
 
 /**
  * The getSignatureStatuses plugin: answers for any signature, exactly as a Solana node
- * would, from memory, a durable SQLite store and the upstream nodes, in that order.
+ * would, from memory, a durable SQLite store, a Redis shared with other instances and
+ * the upstream nodes, in that order.
  */
 export function signatureStatusesPlugin(options?: SignatureStatusesOptions): SignatureStatusesPlugin {
-  const { json, hooks } = resolveOptions(options);
+  const { json, hooks, redis } = resolveOptions(options);
   const events = new StatusEvents(hooks);
-  const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events);
+  const shared = redis ? new SharedTier(redis, json.maxTracked) : undefined;
+  const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events, shared?.affinity);
   const store = json.store ? new StoreLayer(json.store.path) : undefined;
   const layers: StatusLayer[] = [new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs)];
   if (store) layers.push(store);
+  // After the store: a local disk read is cheaper than a round trip, and what the store
+  // knows Redis need not be asked for. Before the upstreams: a round trip to Redis is far
+  // cheaper than one to a Solana node, and spares it the load.
+  if (shared) layers.push(shared.layer);
   const client = upstreamClient(json.connectionsPerUpstream, json.maxUpstreamPools);
   const chain = new StatusChain({
     layers,
@@ -72,17 +79,23 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
       return store?.store;
     },
     async start(ctx: PluginContext) {
+      await shared?.start(ctx.log);
       await chain.start(ctx.log);
       log = ctx.log;
       watch.start();
       ctx.log.info(
-        { upstreams: directory.configuredNames, store: store ? store.path : false },
+        {
+          upstreams: directory.configuredNames,
+          store: store ? store.path : false,
+          redis: shared !== undefined,
+        },
         'signature statuses ready',
       );
     },
-    stop: () => {
+    async stop() {
       watch.stop();
-      return chain.stop();
+      await chain.stop();
+      await shared?.stop();
     },
   });
 }

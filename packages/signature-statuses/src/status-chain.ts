@@ -15,7 +15,7 @@ export interface LookupOptions {
 }
 
 export interface StatusChainParts {
-  /** In the order they are asked: memory, then the store (a shared layer would come next). */
+  /** In the order they are asked: memory, then the store, then Redis when shared. */
   readonly layers: readonly StatusLayer[];
   readonly fanOut: UpstreamFanOut;
   /** The longest a shared upstream lookup may take. */

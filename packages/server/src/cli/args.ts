@@ -41,7 +41,8 @@ ${USAGE}
 
 Commands:
   (none)                  serve: POST / (JSON-RPC) and POST /<method>, GET /health, /ready, /metrics
-  check-config FILE       validate a config file (and the routes it names); exit 0 if valid, 2 if not
+  check-config FILE       validate a config file (and the routes it names; with redis, connect once:
+                          credentials Redis refuses are invalid); exit 0 if valid, 2 if not
   import-statuses FILE    import finalized statuses (JSON Lines) into the configured SQLite store;
                           all or nothing: a bad line rejects the file (exit 2)
 

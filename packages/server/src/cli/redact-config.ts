@@ -1,7 +1,8 @@
 import { redactUrl } from '@rollup-router/core';
+import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { ServerConfig } from '../config/server-config.js';
 
-/** The effective configuration fit to print: no API key, metrics token or upstream credential. */
+/** The effective configuration fit to print: no API key, metrics token, upstream or Redis credential. */
 export function redactConfig(config: ServerConfig): unknown {
   return {
     ...config,
@@ -11,5 +12,6 @@ export function redactConfig(config: ServerConfig): unknown {
       ...config.statuses,
       upstreams: config.statuses.upstreams?.map((u) => ({ ...u, url: redactUrl(u.url) })),
     },
+    redis: config.redis && { ...config.redis, url: redactRedisUrl(config.redis.url) },
   };
 }

@@ -85,6 +85,16 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (objectAt(c, ['routes', 'chain']).url = v.trim()),
   },
   {
+    name: 'ROLLUP_ROUTER_REDIS_URL',
+    key: '/redis/url',
+    format:
+      'redis://[[user]:password@]host:port[/db] (rediss:// for TLS) of a Redis shared by every instance, or off',
+    apply: (c, v) => {
+      if (OFF.test(v)) delete c.redis;
+      else objectAt(c, ['redis']).url = v;
+    },
+  },
+  {
     name: 'ROLLUP_ROUTER_CORS_ORIGINS',
     key: '/cors',
     format: '*, off, or comma-separated origins (https://app.example)',

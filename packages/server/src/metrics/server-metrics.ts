@@ -14,6 +14,12 @@ export interface ProbeView {
   readonly latencyMs: number;
 }
 
+/** What the metrics need to know of the Redis link: signature-statuses' RedisLink has it. */
+export interface RedisLinkView {
+  readonly up: boolean;
+  readonly outages: number;
+}
+
 export interface ServerMetricsOptions {
   readonly processMetrics: boolean;
   readonly version: string;
@@ -213,6 +219,29 @@ export class ServerMetrics {
     this.probes.inc({ identity: report.identity, outcome: report.ok ? 'ok' : 'failed' });
     if (report.ok) this.probeSeconds.observe({ identity: report.identity }, report.latencyMs / 1000);
   };
+
+  /** Exports the state of the link to the shared Redis: up or not, and how many outages. */
+  watchRedis(link: RedisLinkView): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: `${PREFIX}redis_up`,
+      help: '1 while the shared Redis is connected; 0 while it is down (rate limits per instance, statuses from local layers and upstreams).',
+      registers,
+      collect() {
+        this.set(link.up ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: `${PREFIX}redis_outages_total`,
+      help: 'Outages of the shared Redis since start (a failed first connection counts as one).',
+      registers,
+      collect() {
+        // The link counts; the counter reports its count.
+        this.reset();
+        this.inc(link.outages);
+      },
+    });
+  }
 
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {

@@ -2,10 +2,22 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from '@rollup-router/core';
+import type { RoutesPlugin } from '@rollup-router/routes';
+import type { SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import { ConfigError } from '../config/config-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 
 type PluginSpec = ServerConfig['plugins'][number];
+
+/**
+ * What a plugin module's factory gets beside its options: the server's own plugins, so a
+ * module that forwards transactions can call `statuses.track(signature, upstreamUrl)`
+ * (shared by every instance when `redis` is set). Absent when check-config only loads it.
+ */
+export interface PluginHost {
+  readonly statuses: SignatureStatusesPlugin;
+  readonly routes: RoutesPlugin;
+}
 
 const isPlugin = (v: unknown): v is Plugin =>
   v !== null &&
@@ -29,10 +41,14 @@ function moduleUrl(module: string, fromDir: string): string {
 
 /**
  * Loads plugin modules: each default-exports a Plugin, or a function taking the entry's
- * `options` and returning a Plugin (or a promise of one). A module that cannot be loaded
+ * `options` (and the `host`) and returning a Plugin (or a promise of one). A module that cannot be loaded
  * or exports something else is a ConfigError naming it: nothing has started yet.
  */
-export async function loadPlugins(specs: readonly PluginSpec[], fromDir = process.cwd()): Promise<Plugin[]> {
+export async function loadPlugins(
+  specs: readonly PluginSpec[],
+  fromDir = process.cwd(),
+  host?: PluginHost,
+): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
   for (const spec of specs) {
     const { module, options } = typeof spec === 'string' ? { module: spec, options: undefined } : spec;
@@ -50,7 +66,7 @@ export async function loadPlugins(specs: readonly PluginSpec[], fromDir = proces
     let plugin: unknown = exported;
     if (typeof exported === 'function') {
       try {
-        plugin = await (exported as (options: unknown) => unknown)(options);
+        plugin = await (exported as (options: unknown, host?: PluginHost) => unknown)(options, host);
       } catch (err) {
         fail(`its default export failed: ${(err as Error).message}`);
       }

@@ -18,6 +18,8 @@ export interface ReadinessSources {
   /** Why the route registry cannot serve its full list yet (the chain registry not read once). */
   readonly routesProblem?: () => string | undefined;
   readonly upstreams: UpstreamWatch;
+  /** The shared Redis, described; absent: none configured. Never a reason: Redis is a helper. */
+  readonly redis?: () => string;
 }
 
 /**
@@ -45,6 +47,10 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
     checks.routes += `; ${routesProblem}`;
     reasons.push(routesProblem);
   }
+
+  // Only with redis configured: without it, /ready says what it always said.
+  const redis = s.redis?.();
+  if (redis !== undefined) checks.redis = redis;
 
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();

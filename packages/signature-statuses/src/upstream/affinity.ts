@@ -3,9 +3,19 @@ import { LRUCache } from 'lru-cache';
 /**
  * Which upstream got which transaction, as the Magic Router remembers it: the node a
  * transaction was sent to knows its status first, so it is asked before anyone else.
- * Bounded: the least recently tracked signatures are forgotten first.
+ * The directory asks an AffinityStore; this process's memory is one, Redis (shared by
+ * every instance) another.
  */
-export class Affinity {
+export interface AffinityStore {
+  track(signature: string, upstreamUrl: string): void;
+  /** The upstream each tracked signature among `signatures` was sent to. */
+  upstreamsOf(
+    signatures: readonly string[],
+  ): ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
+}
+
+/** Affinity in this process's memory. Bounded: the least recently tracked signatures are forgotten first. */
+export class Affinity implements AffinityStore {
   private readonly tracked: LRUCache<string, string> | undefined;
 
   constructor(max: number) {
@@ -19,5 +29,14 @@ export class Affinity {
   /** The upstream `signature` was sent to, if tracked. */
   upstreamOf(signature: string): string | undefined {
     return this.tracked?.get(signature);
+  }
+
+  upstreamsOf(signatures: readonly string[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const signature of signatures) {
+      const url = this.upstreamOf(signature);
+      if (url !== undefined) found.set(signature, url);
+    }
+    return found;
   }
 }

@@ -1,7 +1,7 @@
 import { redactUrl } from '@rollup-router/core';
 import type { StatusEvents } from '../events.js';
 import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
-import { Affinity } from './affinity.js';
+import { Affinity, type AffinityStore } from './affinity.js';
 
 export interface UpstreamTarget {
   readonly url: string;
@@ -23,20 +23,22 @@ export interface UpstreamPlan {
  */
 export class UpstreamDirectory {
   private readonly configured: readonly UpstreamTarget[];
-  private readonly affinity: Affinity;
+  private readonly affinity: AffinityStore;
   private readonly timeoutMs: number;
 
   constructor(
     options: Pick<ResolvedOptions, 'upstreams' | 'upstreamTimeoutMs' | 'maxTracked'>,
     private readonly extraUpstreams: SignatureStatusesHooks['extraUpstreams'],
     private readonly events: StatusEvents,
+    /** Where tracks are kept: this process's memory by default, Redis to share them. */
+    affinity?: AffinityStore,
   ) {
     this.timeoutMs = options.upstreamTimeoutMs;
     this.configured = options.upstreams.map((u) => ({
       url: u.url,
       timeoutMs: u.timeoutMs ?? this.timeoutMs,
     }));
-    this.affinity = new Affinity(options.maxTracked);
+    this.affinity = affinity ?? new Affinity(options.maxTracked);
   }
 
   /** The configured upstreams as logs show them. */
@@ -50,12 +52,9 @@ export class UpstreamDirectory {
   }
 
   async plan(signatures: readonly string[]): Promise<UpstreamPlan> {
-    const all = await this.everyUpstream();
+    const [all, tracked] = await Promise.all([this.everyUpstream(), this.affinity.upstreamsOf(signatures)]);
     const byUrl = new Map<string, string[]>();
-    for (const signature of signatures) {
-      const url = this.affinity.upstreamOf(signature);
-      if (url !== undefined) (byUrl.get(url) ?? byUrl.set(url, []).get(url)!).push(signature);
-    }
+    for (const [signature, url] of tracked) (byUrl.get(url) ?? byUrl.set(url, []).get(url)!).push(signature);
     const targetOf = (url: string): UpstreamTarget =>
       all.find((t) => t.url === url) ?? { url, timeoutMs: this.timeoutMs };
     return { tracked: [...byUrl].map(([url, sigs]) => [targetOf(url), sigs] as const), all };
