@@ -3,6 +3,7 @@
 import { buildCases } from './cases.mjs';
 import { computeGoals } from './goals.mjs';
 import { measureGroup } from './group.mjs';
+import { redisGroups } from './group-redis.mjs';
 import { selectGroups } from './groups.mjs';
 import { preparePeers, releasePeers } from './peers.mjs';
 
@@ -20,7 +21,7 @@ export async function compare(options, settings, log) {
   for (const line of peers.log) log(line);
   try {
     const cases = buildCases(peers);
-    const groups = selectGroups(options, cases);
+    const groups = [...selectGroups(options, cases), ...redisGroups(options)];
     const rows = groups.reduce((n, g) => n + g.members.length, 0);
     log(
       peers.available
@@ -35,7 +36,8 @@ export async function compare(options, settings, log) {
     const all = [];
     for (const [i, group] of groups.entries()) {
       log(`[${i + 1}/${groups.length}] ${group.name}: ${group.members.join(', ')}`);
-      all.push(...(await measureGroup(group, { cases, settings, peerPids, log })));
+      const measure = group.measure ?? measureGroup; // the Redis groups bring their own
+      all.push(...(await measure(group, { cases, settings, peerPids, log })));
     }
     return { peers, groups, rows: all, goals: computeGoals(all) };
   } finally {
