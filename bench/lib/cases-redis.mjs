@@ -28,7 +28,7 @@ function scaleRows(name, what, body, fields) {
   const id = (k) => `scale.${k}.${name}`;
   const row = (k, how, instances, vs) => ({
     id: id(k),
-    what: `${what}, ${how}, rate limit on`,
+    what: `${what}, ${how}, rate limit`,
     instances,
     requests: twice(body),
     headers: SECURITY_HEADERS,
@@ -39,12 +39,7 @@ function scaleRows(name, what, body, fields) {
   return [
     row('one', '1 instance, no Redis', [ALONE]),
     row('one-redis', '1 instance + Redis', [SHARED], [id('one')]),
-    row(
-      'two-redis',
-      '2 instances + Redis, connections split',
-      [SHARED, SHARED],
-      [id('one'), id('one-redis')],
-    ),
+    row('two-redis', '2 instances + Redis', [SHARED, SHARED], [id('one'), id('one-redis')]),
   ];
 }
 
@@ -79,7 +74,7 @@ function latencyRows(known) {
   };
   const miss = (redis) => ({
     id: `redis.miss.${redis ? 'on' : 'off'}-1`,
-    what: `getSignatureStatuses 1 unknown, then finalized upstream; no memory, no store, ${redis ? 'Redis asked first' : 'no Redis'}, 1 connection`,
+    what: `miss, 1 new signature: ${redis ? 'Redis, then upstream' : 'upstream, no Redis'}; no memory/store`,
     instances: [{ ...none, redis }],
     layer: 'upstream',
     fresh: true,
@@ -92,7 +87,7 @@ function latencyRows(known) {
     miss(true),
     {
       id: 'redis.hit.memory-1',
-      what: 'getSignatureStatuses 1 known, from memory (no Redis), 1 connection',
+      what: 'hit, 1 known signature: from memory, no Redis',
       instances: [{ statuses: 'memory', redis: false, rateLimit: false }],
       prime: [getSignatureStatuses(known)],
       layer: 'memory',
@@ -100,7 +95,7 @@ function latencyRows(known) {
     },
     {
       id: 'redis.hit.redis-1',
-      what: 'getSignatureStatuses 1 known, from Redis: instance 2 after instance 1 learned it; no memory, no store, 1 connection',
+      what: 'hit, 1 known signature: Redis (learned by instance 1), no memory',
       instances: [{ ...none, redis: true }],
       learner: { ...none, redis: true },
       learn: known,
@@ -116,10 +111,10 @@ function latencyRows(known) {
 export function redisCases() {
   const sigs = benchSignatures(1);
   const rows = [
-    ...scaleRows('getRoutes', 'getRoutes, 10 nodes', getRoutes(), {
+    ...scaleRows('getRoutes', 'getRoutes', getRoutes(), {
       check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
     }),
-    ...scaleRows('statuses-memory-1', 'getSignatureStatuses 1, memory', getSignatureStatuses(sigs), {
+    ...scaleRows('statuses-memory-1', '1 signature from memory', getSignatureStatuses(sigs), {
       prime: [getSignatureStatuses(sigs)],
       layer: 'memory',
       check: expectStatuses(1, { allKnown: true }),
