@@ -13,6 +13,7 @@ import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
 import { soak } from './lib/soak.mjs';
+import { measureSubscriptions, subscriptionLines } from './lib/subscriptions.mjs';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -93,10 +94,12 @@ async function main() {
   const prefix = `${quick ? 'quick-' : ''}${slug}-`;
   const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
+  const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
   const contention = contentionSummary(rows);
   const changes = goalChanges(goals, previous);
+  const subscribed = subscriptions ? `${subscriptionLines(subscriptions)}\n\n` : '';
   console.log(
-    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
+    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${subscribed}${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
   );
   const result = {
     mode: quick ? 'quick' : 'full',
@@ -105,6 +108,7 @@ async function main() {
     contention,
     rows,
     goals,
+    subscriptions,
     markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals) },
   };
   write(`${prefix}${stamp}.json`, result);

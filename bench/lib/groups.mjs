@@ -17,6 +17,11 @@ export const GROUPS = [
     quick: ['prod.statuses-memory-256', 'v.statuses-256', 'r.statuses-256'],
     full: ['lean.statuses-memory-256'],
   },
+  {
+    // Issue 10: the same calls over a socket and over HTTP, to one server, in the same rounds.
+    name: 'WebSocket vs HTTP, production settings',
+    quick: ['ws.getRoutes', 'prod.getRoutes', 'ws.statuses-memory-1', 'prod.statuses-memory-1'],
+  },
   { name: 'statuses, 256 fresh signatures', quick: ['prod.statuses-validator-256', 'v.fresh-256'] },
   { name: 'Express adapter', quick: ['c', 'b'] },
   { name: 'core, trivial method', full: ['d', 'd.nolog', 'a'] },
