@@ -41,17 +41,16 @@ function answer(call) {
 
 /** `/pending` adds the posted signatures to the unknown ones, `/learn` makes them finalized. */
 function listed(url, chunks, res) {
-  let count = 0;
+  let sigs;
   try {
-    const sigs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (url === '/pending') for (const s of sigs) pending.add(s);
-    else for (const s of sigs) pending.delete(s);
-    count = sigs.length;
+    sigs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     res.writeHead(400).end();
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/plain' }).end(`${count} ${pending.size}`);
+  if (url === '/pending') for (const s of sigs) pending.add(s);
+  else for (const s of sigs) pending.delete(s);
+  res.writeHead(200, { 'content-type': 'text/plain' }).end(`${sigs.length} ${pending.size}`);
 }
 
 const server = http.createServer((req, res) => {
