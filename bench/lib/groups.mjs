@@ -5,22 +5,18 @@
 export const GROUPS = [
   {
     name: 'getRoutes',
-    quick: ['prod.getRoutes', 'lean.getRoutes', 'r.getRoutes', 'a.getRoutes'],
+    // ws.*: issue 10's socket vs HTTP, the same calls to the same server in the same rounds.
+    quick: ['prod.getRoutes', 'lean.getRoutes', 'r.getRoutes', 'a.getRoutes', 'ws.getRoutes'],
   },
   {
     name: 'statuses, 1 signature',
-    quick: ['prod.statuses-memory-1', 'v.statuses-1', 'r.statuses-1'],
+    quick: ['prod.statuses-memory-1', 'v.statuses-1', 'r.statuses-1', 'ws.statuses-memory-1'],
     full: ['lean.statuses-memory-1'],
   },
   {
     name: 'statuses, 256 signatures',
     quick: ['prod.statuses-memory-256', 'v.statuses-256', 'r.statuses-256'],
     full: ['lean.statuses-memory-256'],
-  },
-  {
-    // Issue 10: the same calls over a socket and over HTTP, to one server, in the same rounds.
-    name: 'WebSocket vs HTTP, production settings',
-    quick: ['ws.getRoutes', 'prod.getRoutes', 'ws.statuses-memory-1', 'prod.statuses-memory-1'],
   },
   { name: 'statuses, 256 fresh signatures', quick: ['prod.statuses-validator-256', 'v.fresh-256'] },
   { name: 'Express adapter', quick: ['c', 'b'] },

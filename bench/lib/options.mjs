@@ -3,7 +3,8 @@
 
 export const USAGE = `npm run bench [-- options]
 
-  --quick             the main cases only (every goal of issue 12), 3 rounds of 3 s:
+  --quick             the main cases only (every goal of issue 12, the WebSocket figures
+                      of issue 10), 3 rounds of 3 s:
                       "did this change make us faster" in under 5 minutes
   --rounds N          interleaved rounds per group (BENCH_ROUNDS; full 5, quick 3)
   --duration S        measured seconds per row and round (BENCH_DURATION; full 6, quick 3)
