@@ -4,7 +4,8 @@
 // are taken just after a round ends, in the pause before the next (400 ms apart).
 const ROUNDS = 'rollup_router_signature_poll_rounds_total';
 
-const getText = async (url) => (await fetch(url, { signal: AbortSignal.timeout(5000) })).text();
+// A busy server answers /metrics between poll rounds of 10,000 signatures: be patient.
+const getText = async (url) => (await fetch(url, { signal: AbortSignal.timeout(30_000) })).text();
 
 /** The value of an unlabelled Prometheus counter, or NaN when absent. */
 export function counterValue(text, metric) {
@@ -30,7 +31,7 @@ async function roundEnded(metricsUrl, after, timeoutMs) {
  * Over `rounds` whole poll rounds: `{ rounds, requests, perRound }`. The first round is
  * skipped: the lookups of the subscriptions just made may still be under way.
  */
-export async function requestsPerRound(metricsUrl, helperUrl, { rounds = 5, timeoutMs = 10_000 } = {}) {
+export async function requestsPerRound(metricsUrl, helperUrl, { rounds = 5, timeoutMs = 60_000 } = {}) {
   let seen = await roundEnded(metricsUrl, await roundsDone(metricsUrl), timeoutMs);
   seen = await roundEnded(metricsUrl, seen, timeoutMs);
   const hitsBefore = Number(await getText(`${helperUrl}/hits`));

@@ -12,15 +12,17 @@ const SOCKETS = 10;
 const PER_SOCKET = 1000;
 const MAX_BATCH = 256;
 
-async function measure(target, helper) {
+async function measure(target, helper, stage) {
   const n = SOCKETS * PER_SOCKET;
   const signatures = unknownSignatures(n);
   await tellStandIn(helper.url, 'pending', signatures);
+  stage.now = 'memory per subscription';
   const { subscribers, memory } = await idleSubscriptionMemory(target, signatures, {
     sockets: SOCKETS,
     perSocket: PER_SOCKET,
   });
   try {
+    stage.now = 'requests per poll round';
     const poll = await requestsPerRound(target.url + target.metricsPath, helper.url);
     const notified = subscribers.reduce((k, s) => k + s.notifications, 0);
     return { memory, poll: { pending: n, expected: Math.ceil(n / MAX_BATCH), notified, ...poll } };
@@ -34,13 +36,14 @@ export async function measureSubscriptions(log) {
   log(`subscriptions: ${SOCKETS} sockets x ${PER_SOCKET} signatureSubscribe on unknown signatures`);
   const helper = await startTarget('upstream-standin.mjs');
   let target;
+  const stage = { now: 'start' };
   try {
     const args = ['--settings', 'production', '--statuses', 'memory', '--upstream', helper.url];
     target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
     if (target.absent) return { error: `reference server absent: ${target.absent}` };
-    return await measure(target, helper);
+    return await measure(target, helper, stage);
   } catch (err) {
-    return { error: err.message };
+    return { error: `${stage.now}: ${err.message}` };
   } finally {
     await target?.stop?.();
     await helper.stop();
