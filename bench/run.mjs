@@ -1,6 +1,7 @@
 // `npm run bench`: our servers and the baselines on loopback, each in its own child
 // process, measured in interleaved rounds under the same autocannon load from this
-// process; one table, the goals of issue 12, one JSON file under bench/results.
+// process; one table, the WebSocket and subscription figures of issue 10, the goals of
+// issue 12, one JSON file under bench/results.
 // `-- --quick` for the main cases in under 5 minutes, `-- --soak` for the leak check,
 // `-- --profile` for a CPU profile of one of our rows.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
+import { socketComparison, socketLines } from './lib/report-websocket.mjs';
 import { soak } from './lib/soak.mjs';
+import { measureSubscriptions, subscriptionLines } from './lib/subscriptions.mjs';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -93,10 +96,14 @@ async function main() {
   const prefix = `${quick ? 'quick-' : ''}${slug}-`;
   const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
+  const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
   const contention = contentionSummary(rows);
   const changes = goalChanges(goals, previous);
+  const websocket = socketComparison(rows);
+  const issue10 = [socketLines(websocket), subscriptions && subscriptionLines(subscriptions)].filter(Boolean);
   console.log(
-    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
+    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${issue10.map((t) => `${t}\n\n`).join('')}` +
+      `${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
   );
   const result = {
     mode: quick ? 'quick' : 'full',
@@ -105,6 +112,8 @@ async function main() {
     contention,
     rows,
     goals,
+    websocket,
+    subscriptions,
     markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals) },
   };
   write(`${prefix}${stamp}.json`, result);

@@ -134,6 +134,40 @@ function serverCases(settings, inputs) {
   ];
 }
 
+/**
+ * The same calls as prod.getRoutes and prod.statuses-memory-1, to the same server, over
+ * WebSocket (upgrade on its HTTP port at the mount root): what a socket saves per call.
+ */
+function socketCases({ sigs, primed }) {
+  const base = {
+    group: 'ours',
+    transport: 'websocket',
+    headers: SECURITY_HEADERS, // probed over HTTP: the production listener serves the sockets
+    target: server('production', 'memory'),
+    same: true,
+  };
+  return [
+    {
+      ...base,
+      id: 'ws.getRoutes',
+      what: 'getRoutes over WebSocket, production settings',
+      requests: [{ path: '/', body: getRoutes() }],
+      check: tenRoutes,
+      vs: ['prod.getRoutes'],
+    },
+    {
+      ...base,
+      id: 'ws.statuses-memory-1',
+      what: 'getSignatureStatuses 1, memory, over WebSocket, production settings',
+      requests: [{ path: '/', body: getSignatureStatuses(sigs.slice(0, 1)) }],
+      prime: primed,
+      layer: 'memory',
+      check: expectStatuses(1, { allKnown: true }),
+      vs: ['prod.statuses-memory-1'],
+    },
+  ];
+}
+
 /** The plugins in a host Express app, mounted at /rpc (`app.use('/rpc', expressRpc(rpc))`). */
 function embeddedCases({ sigs, primed }) {
   const target = { script: 'embedded.mjs', args: ['--statuses', 'memory'], upstream: STANDIN };
@@ -168,6 +202,7 @@ export function ourCases(inputs) {
     ...coreCases(inputs.isPong),
     ...serverCases('production', inputs),
     ...serverCases('lean', inputs),
+    ...socketCases(inputs),
     ...embeddedCases(inputs),
   ];
 }

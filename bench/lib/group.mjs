@@ -2,11 +2,11 @@
 // once, then `rounds` rounds of every row in turn (A B C, A B C, ...). The servers stay
 // up for all rounds and stop at the end of the group.
 import { startEndpoints } from './endpoints.mjs';
-import { warmUp } from './load.mjs';
 import { readMemory } from './proc-status.mjs';
 import { waitForQuiet } from './quiet.mjs';
 import { checkAnswer, measureRound } from './round.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
+import { loadFor } from './transports.mjs';
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
@@ -22,7 +22,7 @@ async function prepare(members, endpoints, settings) {
     try {
       const probe = await checkAnswer(c, endpoint);
       const load = { ...settings, connections: c.connections ?? settings.connections };
-      await warmUp(endpoint.url, c.requests, load, settings.warmup);
+      await loadFor(c).warmUp(endpoint.url, c.requests, load, settings.warmup);
       state.set(c.id, { endpoint, probe });
     } catch (err) {
       state.set(c.id, { error: err.message });

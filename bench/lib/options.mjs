@@ -3,7 +3,8 @@
 
 export const USAGE = `npm run bench [-- options]
 
-  --quick             the main cases only (every goal of issue 12), 3 rounds of 3 s:
+  --quick             the main cases only (every goal of issue 12, the WebSocket figures
+                      of issue 10), 3 rounds of 3 s:
                       "did this change make us faster" in under 5 minutes
   --rounds N          interleaved rounds per group (BENCH_ROUNDS; full 5, quick 3)
   --duration S        measured seconds per row and round (BENCH_DURATION; full 6, quick 3)
@@ -19,6 +20,9 @@ export const USAGE = `npm run bench [-- options]
   --no-start-peers    do not try to start the peers when they are not running
   --quiet-wait S      before each round, wait up to S seconds for the machine to be under
                       15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
+  --no-subscriptions  skip the subscription figures (memory per idle signatureSubscribe,
+                      upstream requests per poll round at 10,000 pending); --only skips
+                      them too unless REGEX matches "subscriptions"
   --baseline          also write bench/results/baseline-<machine>.json
   --soak              1,000,000 mixed requests against the reference server; RSS after
                       100k and after 1M requests, growth > 10% exits non-zero
@@ -37,7 +41,7 @@ const NUMBERS = {
   'quiet-wait': 'BENCH_QUIET_WAIT',
   'soak-calls': 'BENCH_SOAK_CALLS',
 };
-const FLAGS = ['quick', 'pin', 'peers', 'start-peers', 'baseline', 'soak', 'help'];
+const FLAGS = ['quick', 'pin', 'peers', 'start-peers', 'subscriptions', 'baseline', 'soak', 'help'];
 const MODE_DEFAULTS = {
   full: { rounds: 5, duration: 6, warmup: 2, 'round-warmup': 1 },
   quick: { rounds: 3, duration: 3, warmup: 1, 'round-warmup': 0.5 },
@@ -77,6 +81,7 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     pin: !env.BENCH_NO_PIN,
     peers: true,
     'start-peers': true,
+    subscriptions: true,
     baseline: false,
     soak: false,
     profile: false,
@@ -100,6 +105,7 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     pin: o.pin,
     peers: o.peers,
     startPeers: o['start-peers'],
+    subscriptions: o.subscriptions && (!o.only || o.only.test('subscriptions')),
     baseline: o.baseline,
     soak: o.soak,
     soakCalls: o['soak-calls'],

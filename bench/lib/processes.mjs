@@ -56,13 +56,15 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
       const i = messages.findIndex(match);
       if (i >= 0) return resolve(messages.splice(i, 1)[0]);
       const timer = setTimeout(() => reject(new Error(`${script}: no answer in ${ms} ms\n${stderr}`)), ms);
-      const entry = { match, resolve: (m) => (clearTimeout(timer), resolve(m)) };
-      waiting.push(entry);
-      child.once('exit', (code) => {
+      const onExit = (code) => {
         if (!waiting.includes(entry)) return;
         clearTimeout(timer);
         reject(new Error(`${script} exited (${code}) ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-      });
+      };
+      // Answered: the exit listener goes too (a target asked for its memory often would pile them up).
+      const entry = { match, resolve: (m) => (clearTimeout(timer), child.off('exit', onExit), resolve(m)) };
+      waiting.push(entry);
+      child.once('exit', onExit);
     });
 
   const stop = () => stopChild(child);

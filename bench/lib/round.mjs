@@ -4,9 +4,9 @@
 // client); every response's status is counted.
 import { contentionNote, cpuWindow } from './contention.mjs';
 import { evidenceDelta, readEvidence } from './evidence.mjs';
-import { measureLoad, warmUp } from './load.mjs';
 import { rpcCall } from './peers.mjs';
 import { sampleRss } from './proc-status.mjs';
+import { loadFor } from './transports.mjs';
 
 const bodyOf = (request, i = 0) => request.body ?? request.bodies[i % request.bodies.length];
 
@@ -35,11 +35,12 @@ const perRequest = (us, n) => (us === undefined || !(n > 0) ? undefined : us / n
  */
 export async function measureRound(c, endpoint, settings, knownPids, probe) {
   const load = { ...settings, connections: c.connections ?? settings.connections };
+  const { measure, warmUp } = loadFor(c);
   await warmUp(endpoint.url, c.requests, load, settings.roundWarmup);
   const before = await readEvidence(endpoint);
   const rss = c.peer ? sampleRss(endpoint.pid) : undefined;
   let window;
-  const result = await measureLoad(endpoint.url, c.requests, load, () => (window = cpuWindow()));
+  const result = await measure(endpoint.url, c.requests, load, () => (window = cpuWindow()));
   const cpu = window.stop(knownPids);
   const peakPolledKb = rss?.stop();
   const after = await readEvidence(endpoint);

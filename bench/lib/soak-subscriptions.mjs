@@ -1,15 +1,77 @@
-// The soak's hook for WebSocket subscriptions (issue 12: "1M mixed calls, including
-// WebSocket subscriptions where they exist"). The server has no WebSocket endpoint yet,
-// so this opens nothing and says so. When subscriptions exist: open them here against
-// `target` (e.g. signatureSubscribe over `ws`), keep them churning while the HTTP load
-// runs, and have stop() close them and return what they saw; the RSS checkpoints of the
-// soak then cover them with no other change.
+// The soak's WebSocket subscriptions (issue 12: "1M mixed calls, including WebSocket
+// subscriptions"): while the HTTP load runs, a few clients churn signatureSubscribe
+// against the same server: open a socket, subscribe to signatures the upstream stand-in
+// does not know, have the stand-in learn some (the server's poll notifies those),
+// unsubscribe the rest, close, reopen. The soak's RSS checkpoints then cover them.
+import { openSubscriber, tellStandIn, unknownSignatures } from './subscribers.mjs';
 
-/** Starts subscription load next to the HTTP load; resolves with `{ active, reason, stop() }`. */
-export async function startSubscriptions(_target, _log) {
+const CLIENTS = 4;
+const PER_SOCKET = 50;
+const LEARNED = 20; // of PER_SOCKET, notified; the others are unsubscribed
+const NOTIFY_WAIT_MS = 3_000; // several poll rounds (400 ms each)
+
+const until = (check, ms) =>
+  new Promise((resolve) => {
+    const give = Date.now() + ms;
+    const tick = () => (check() || Date.now() > give ? resolve() : setTimeout(tick, 50));
+    tick();
+  });
+
+/** One socket's life: subscribe, learn some, wait for their notifications, unsubscribe the rest, close. */
+async function cycle(target, helperUrl, counts) {
+  const signatures = unknownSignatures(PER_SOCKET);
+  await tellStandIn(helperUrl, 'pending', signatures);
+  const client = await openSubscriber(target.url);
+  counts.sockets += 1;
+  try {
+    const ids = await client.subscribe(signatures);
+    counts.subscriptions += ids.length;
+    const notified = new Set();
+    client.onNotification = (id) => notified.add(id);
+    await tellStandIn(helperUrl, 'learn', signatures.slice(0, LEARNED));
+    await until(() => notified.size >= LEARNED, NOTIFY_WAIT_MS);
+    const rest = ids.filter((id) => !notified.has(id));
+    await client.unsubscribe(rest);
+    counts.unsubscribed += rest.length;
+    counts.notifications += client.notifications;
+    counts.missed += Math.max(0, LEARNED - notified.size);
+  } finally {
+    await client.close();
+    await tellStandIn(helperUrl, 'learn', signatures); // the stand-in forgets them
+  }
+}
+
+/**
+ * Starts subscription churn next to the HTTP load against `target` (with `helper`, its
+ * upstream stand-in); resolves with `{ active, reason, stop() }`; stop() resolves with the counts.
+ */
+export async function startSubscriptions(target, helper, log) {
+  try {
+    await (await openSubscriber(target.url)).close();
+  } catch (err) {
+    return { active: false, reason: `no WebSocket on the target: ${err.message}`, stop: async () => ({}) };
+  }
+  const counts = { sockets: 0, subscriptions: 0, notifications: 0, unsubscribed: 0, missed: 0, errors: 0 };
+  let running = true;
+  const client = async () => {
+    while (running) {
+      try {
+        await cycle(target, helper.url, counts);
+      } catch (err) {
+        counts.errors += 1;
+        if (counts.errors <= 3) log(`  subscription churn: ${err.message}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, client);
+  log(`  WebSocket subscriptions: ${CLIENTS} clients churning ${PER_SOCKET} signatureSubscribe per socket`);
   return {
-    active: false,
-    reason: 'no WebSocket subscriptions in the server yet',
-    stop: async () => ({ opened: 0, notifications: 0 }),
+    active: true,
+    stop: async () => {
+      running = false;
+      await Promise.all(clients);
+      return counts;
+    },
   };
 }

@@ -1,6 +1,6 @@
 // Soak: 1,000,000 mixed requests (calls, batches, path-style, errors) against the
 // reference server with production settings (the trivial core server when it is not
-// usable yet), plus WebSocket subscriptions once they exist (soak-subscriptions.mjs).
+// usable yet), plus churning WebSocket subscriptions (soak-subscriptions.mjs).
 // RSS after a collected heap at 10% of the calls and at the end; more than 10% growth
 // between the two is a leak.
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
@@ -62,7 +62,7 @@ export async function soak(settings, log) {
     log(
       `soak: ${total.toLocaleString('en-US')} mixed requests, ${settings.connections} connections, against ${server}`,
     );
-    const subscriptions = await startSubscriptions(target, log);
+    const subscriptions = await startSubscriptions(target, helper, log);
     if (!subscriptions.active) log(`  WebSocket subscriptions: none (${subscriptions.reason})`);
     const first = await measureLoad(target.url, requests, { ...settings, amount: checkpoint });
     const atCheckpoint = await target.memory();
@@ -70,8 +70,10 @@ export async function soak(settings, log) {
       `  after ${checkpoint.toLocaleString('en-US')} requests: RSS ${mb(atCheckpoint.rss)} MB, heap ${mb(atCheckpoint.heapUsed)} MB`,
     );
     const rest = await measureLoad(target.url, requests, { ...settings, amount: total - checkpoint });
-    const subscribed = await subscriptions.stop();
+    // Read while the churn still runs, as at the checkpoint: like is compared with like.
     const atEnd = await target.memory();
+    const subscribed = await subscriptions.stop();
+    if (subscriptions.active) log(`  subscription churn: ${JSON.stringify(subscribed)}`);
     log(
       `  after ${total.toLocaleString('en-US')} requests: RSS ${mb(atEnd.rss)} MB, heap ${mb(atEnd.heapUsed)} MB`,
     );

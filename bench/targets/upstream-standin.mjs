@@ -1,8 +1,10 @@
 // A loopback stand-in for a Solana node, answering like validator A does in
 // the peers folder's captures (member order jsonrpc, result, id; keys sorted; trailing
-// newline): every signature is finalized. `GET /hits` tells how many
-// getSignatureStatuses calls reached it, so the bench can prove a "memory" or "SQLite"
-// row never went upstream.
+// newline): every signature is finalized, except the ones posted to `/pending` (a JSON
+// array), which are unknown (null) until posted to `/learn`, so signatureSubscribe can
+// wait and then be notified. `GET /hits` tells how many getSignatureStatuses calls
+// reached it, so the bench can prove a "memory" or "SQLite" row never went upstream,
+// and count the requests of a poll round.
 import http from 'node:http';
 import { serve } from './lib/serve.mjs';
 
@@ -10,6 +12,7 @@ const STATUS =
   '{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":212,"status":{"Ok":null}}';
 const started = Date.now();
 let hits = 0;
+const pending = new Set();
 
 const slot = () => 300 + Math.floor((Date.now() - started) / 50); // 50 ms slots, like the validator
 
@@ -22,7 +25,7 @@ function answer(call) {
       if (sigs.length > 256) {
         return `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Too many inputs provided; max 256"},"id":${id}}`;
       }
-      const value = sigs.map(() => STATUS).join(',');
+      const value = sigs.map((s) => (pending.size && pending.has(s) ? 'null' : STATUS)).join(',');
       return `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":${slot()}},"value":[${value}]},"id":${id}}`;
     }
     case 'getHealth':
@@ -36,6 +39,20 @@ function answer(call) {
   }
 }
 
+/** `/pending` adds the posted signatures to the unknown ones, `/learn` makes them finalized. */
+function listed(url, chunks, res) {
+  let sigs;
+  try {
+    sigs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  if (url === '/pending') for (const s of sigs) pending.add(s);
+  else for (const s of sigs) pending.delete(s);
+  res.writeHead(200, { 'content-type': 'text/plain' }).end(`${sigs.length} ${pending.size}`);
+}
+
 const server = http.createServer((req, res) => {
   if (req.method === 'GET') {
     const text = req.url === '/hits' ? String(hits) : 'ok';
@@ -46,6 +63,7 @@ const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
+    if (req.url === '/pending' || req.url === '/learn') return listed(req.url, chunks, res);
     let body;
     try {
       const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
