@@ -14,7 +14,8 @@ export const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'packages/server/dist/cli.js');
 
 export { randomSignature as signature, newIdentity as pubkey } from '@rollup-router/test-support/solana';
-export { tempDir } from '@rollup-router/test-support/temp-dir';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
+export { tempDir };
 
 /** A status as the validator writes it (keys in its alphabetical order). */
 export type Status = SignatureStatus;
@@ -79,6 +80,54 @@ function cleanEnv(): NodeJS.ProcessEnv {
   for (const k of Object.keys(env))
     if (k === 'HOST' || k === 'PORT' || k === 'LOG_LEVEL' || k.startsWith('ROLLUP_ROUTER_')) delete env[k];
   return env;
+}
+
+/** How `serveWith` starts the CLI besides `--config <file> --port 0`. */
+export interface ServeOptions {
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  readonly nodeOptions?: readonly string[];
+}
+
+/** Writes `config` to `<dir>/config.json` and starts the CLI on it, on an ephemeral port. */
+export function serveWith(dir: string, config: unknown, options: ServeOptions = {}): Promise<ServerProcess> {
+  const { args = [], env = {}, cwd = REPO, nodeOptions = [] } = options;
+  const file = writeJson(join(dir, 'config.json'), config);
+  return startCli(['--config', file, '--port', '0', ...args], env, cwd, nodeOptions);
+}
+
+/** The server a suite runs against, and the temporary directory that holds its config. */
+export interface SuiteServer {
+  readonly server: ServerProcess;
+  readonly dir: string;
+}
+
+/**
+ * Registers the suite's `before` (a temp dir, `config` written there, the CLI started on it)
+ * and `after` (the process killed, the dir removed); read `server` from a test or hook.
+ */
+export function serveForSuite(config: unknown, options: ServeOptions = {}): SuiteServer {
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  let server: ServerProcess | undefined;
+  before(async () => {
+    tmp = tempDir();
+    server = await serveWith(tmp.dir, config, options);
+  });
+  after(async () => {
+    await server?.kill();
+    tmp?.remove();
+  });
+  return {
+    get server(): ServerProcess {
+      if (server === undefined) throw new Error('the suite server is not started yet (read it from a test)');
+      return server;
+    },
+    get dir(): string {
+      if (tmp === undefined) throw new Error('the suite has no temp dir yet (read it from a test)');
+      return tmp.dir;
+    },
+  };
 }
 
 /**

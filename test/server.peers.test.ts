@@ -3,15 +3,7 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import {
-  pubkey,
-  rpc,
-  signature,
-  startCli,
-  tempDir,
-  writeJson,
-  type ServerProcess,
-} from './server.harness.js';
+import { pubkey, rpc, serveWith, signature, tempDir, type ServerProcess } from './server.harness.js';
 
 const A = 'http://127.0.0.1:17799';
 const B = 'http://127.0.0.1:18899';
@@ -48,7 +40,7 @@ describe('rollup-router serve: against the real validators', function () {
     }
     bIdentity = ((await call(B, 'getIdentity')).result as { identity: string }).identity;
     tmp = tempDir();
-    const config = writeJson(join(tmp.dir, 'config.json'), {
+    server = await serveWith(tmp.dir, {
       routes: {
         routes: [{ identity: bIdentity, fqdn: B, baseFee: 5000, blockTimeMs: 50, countryCode: 'DEU' }],
         allowInsecure: true,
@@ -56,7 +48,6 @@ describe('rollup-router serve: against the real validators', function () {
       },
       statuses: { upstreams: [{ url: A }], store: { path: join(tmp.dir, 'store.sqlite') } },
     });
-    server = await startCli(['--config', config, '--port', '0']);
   });
 
   after(async () => {

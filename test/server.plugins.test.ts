@@ -4,16 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
-import {
-  get,
-  REPO,
-  rpc,
-  runCli,
-  startCli,
-  tempDir,
-  writeJson,
-  type ServerProcess,
-} from './server.harness.js';
+import { get, REPO, rpc, runCli, serveForSuite, startCli, tempDir, writeJson } from './server.harness.js';
 
 /** tsx by URL: the example is TypeScript, and `--import tsx` would resolve from the working directory. */
 const TSX = import.meta.resolve('tsx');
@@ -21,49 +12,35 @@ const CORE = pathToFileURL(join(REPO, 'packages/core/dist/index.js')).href;
 
 describe('rollup-router --plugin examples/server-plugin.ts', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let server: ServerProcess;
-
-  before(async () => {
-    tmp = tempDir();
-    const config = writeJson(join(tmp.dir, 'config.json'), { statuses: { store: false } });
-    server = await startCli(
-      ['--config', config, '--port', '0', '--plugin', './examples/server-plugin.ts'],
-      {},
-      REPO,
-      ['--import', TSX],
-    );
-  });
-
-  after(async () => {
-    await server?.kill();
-    tmp?.remove();
-  });
+  const served = serveForSuite(
+    { statuses: { store: false } },
+    { args: ['--plugin', './examples/server-plugin.ts'], nodeOptions: ['--import', TSX] },
+  );
 
   it('serves the plugin’s method on both endpoint styles, validated by its schema', async () => {
     const call = { jsonrpc: '2.0', id: 1, method: 'getGreeting', params: { name: 'Ada' } };
-    expect((await rpc(`${server.base}/`, call)).json).to.deep.equal({
+    expect((await rpc(`${served.server.base}/`, call)).json).to.deep.equal({
       jsonrpc: '2.0',
       result: 'Hello, Ada!',
       id: 1,
     });
-    expect((await rpc(`${server.base}/getGreeting`, call)).json.result).to.equal('Hello, Ada!');
-    const bad = await rpc(`${server.base}/`, { ...call, params: { name: '' } });
+    expect((await rpc(`${served.server.base}/getGreeting`, call)).json.result).to.equal('Hello, Ada!');
+    const bad = await rpc(`${served.server.base}/`, { ...call, params: { name: '' } });
     expect((bad.json.error as { code: number }).code).to.equal(-32602);
   });
 
   it('lists it in rpc.discover and counts it in /metrics', async () => {
-    const doc = await rpc(`${server.base}/`, { jsonrpc: '2.0', id: 2, method: 'rpc.discover' });
+    const doc = await rpc(`${served.server.base}/`, { jsonrpc: '2.0', id: 2, method: 'rpc.discover' });
     const names = (doc.json.result as { methods: { name: string }[] }).methods.map((m) => m.name);
     expect(names).to.include.members(['getGreeting', 'getRoutes', 'getSignatureStatuses']);
-    const metrics = await get(`${server.base}/metrics`);
+    const metrics = await get(`${served.server.base}/metrics`);
     expect(metrics.text).to.match(/rollup_router_calls_total\{method="getGreeting",code="0"\} [1-9]/);
   });
 
   it('stops the plugin with the server on SIGTERM, exit 0', async () => {
-    server.signal('SIGTERM');
-    expect(await server.exited).to.equal(0);
-    expect(server.logs().some((l) => l.msg === 'greetings stopped' && l.served === 2)).to.equal(true);
+    served.server.signal('SIGTERM');
+    expect(await served.server.exited).to.equal(0);
+    expect(served.server.logs().some((l) => l.msg === 'greetings stopped' && l.served === 2)).to.equal(true);
   });
 });
 

@@ -9,6 +9,7 @@ import {
   REPO,
   rpc,
   sample,
+  serveWith,
   signature,
   standInUpstream,
   startCli,
@@ -44,13 +45,16 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     known.set(sigKnown, finalized(1234));
     upstream = await standInUpstream(known);
     routesFile = writeJson(join(tmp.dir, 'routes.json'), routes);
-    const config = writeJson(join(tmp.dir, 'config.json'), {
-      routes: { file: routesFile, watch: false },
-      statuses: { upstreams: [{ url: upstream.url }], store: { path: join(tmp.dir, 'store.sqlite') } },
-      readiness: { upstreamProbeIntervalMs: 1000 },
-    });
     // PORT in the environment loses to the --port flag.
-    server = await startCli(['--config', config, '--port', '0'], { PORT: '1' });
+    server = await serveWith(
+      tmp.dir,
+      {
+        routes: { file: routesFile, watch: false },
+        statuses: { upstreams: [{ url: upstream.url }], store: { path: join(tmp.dir, 'store.sqlite') } },
+        readiness: { upstreamProbeIntervalMs: 1000 },
+      },
+      { env: { PORT: '1' } },
+    );
   });
 
   after(async () => {
@@ -213,12 +217,15 @@ describe('rollup-router serve: readiness without a reachable upstream', function
     // A port that was just listening and is now closed: connections are refused.
     upstream = await standInUpstream();
     await upstream.close();
-    const config = writeJson(join(tmp.dir, 'config.json'), {
-      statuses: { upstreams: [{ url: upstream.url }], store: false },
-      readiness: { upstreamProbeIntervalMs: 1000 },
-      logLevel: 'warn',
-    });
-    server = await startCli(['--config', config, '--port', '0', '--log-level', 'info']);
+    server = await serveWith(
+      tmp.dir,
+      {
+        statuses: { upstreams: [{ url: upstream.url }], store: false },
+        readiness: { upstreamProbeIntervalMs: 1000 },
+        logLevel: 'warn',
+      },
+      { args: ['--log-level', 'info'] },
+    );
   });
 
   after(async () => {

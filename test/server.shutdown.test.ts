@@ -9,11 +9,10 @@ import {
   finalized,
   get,
   sample,
+  serveWith,
   signature,
   standInUpstream,
-  startCli,
   tempDir,
-  writeJson,
   type ServerProcess,
   type StandIn,
   type Status,
@@ -24,12 +23,20 @@ interface Answer {
   readonly body: string;
 }
 
-/** One POST on its own keep-alive connection pool; resolves with the complete answer or rejects. */
-function post(agent: http.Agent, url: string, body: string): Promise<Answer> {
+/**
+ * One request; resolves with the complete answer or rejects. `agent: false` puts it on a
+ * connection of its own (no pool): what a new client or a load balancer's probe does.
+ */
+function request(
+  url: string,
+  method: 'GET' | 'POST',
+  agent: http.Agent | false,
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -41,6 +48,19 @@ function post(agent: http.Agent, url: string, body: string): Promise<Answer> {
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** One POST on the given keep-alive connection pool. */
+const post = (agent: http.Agent, url: string, body: string): Promise<Answer> =>
+  request(url, 'POST', agent, body);
+
+/** One request on a connection of its own. */
+const onNewConnection = (url: string, method: 'GET' | 'POST', body?: string): Promise<Answer> =>
+  request(url, method, false, body);
+
+/** Resolves once the server logged that shutdown (draining) began. */
+async function shutdownBegan(server: ServerProcess): Promise<void> {
+  await waitFor(() => server.logs().some((l) => String(l.msg).startsWith('shutting down')), 'draining began');
 }
 
 describe('rollup-router serve: graceful shutdown under load', function () {
@@ -63,7 +83,7 @@ describe('rollup-router serve: graceful shutdown under load', function () {
     // Slow enough that every call is still waiting on it when the signal comes.
     upstream = await standInUpstream(known, 1500);
     storePath = join(tmp.dir, 'store.sqlite');
-    const config = writeJson(join(tmp.dir, 'config.json'), {
+    server = await serveWith(tmp.dir, {
       statuses: {
         upstreams: [{ url: upstream.url }],
         store: { path: storePath },
@@ -74,7 +94,6 @@ describe('rollup-router serve: graceful shutdown under load', function () {
       readiness: { upstreamProbeIntervalMs: 0 },
       shutdown: { graceMs: 30_000 },
     });
-    server = await startCli(['--config', config, '--port', '0']);
   });
 
   after(async () => {
@@ -139,7 +158,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
   before(async () => {
     tmp = tempDir();
     upstream = await standInUpstream(new Map(), 60_000);
-    const config = writeJson(join(tmp.dir, 'config.json'), {
+    server = await serveWith(tmp.dir, {
       statuses: {
         upstreams: [{ url: upstream.url }],
         store: false,
@@ -150,7 +169,6 @@ describe('rollup-router serve: a second signal does not wait', function () {
       readiness: { upstreamProbeIntervalMs: 0 },
       shutdown: { graceMs: 60_000 },
     });
-    server = await startCli(['--config', config, '--port', '0']);
   });
 
   after(async () => {
@@ -168,10 +186,7 @@ describe('rollup-router serve: a second signal does not wait', function () {
     ).catch((err: Error) => err);
     await waitFor(() => upstream.requestCount >= 1, 'the call reached the upstream');
     server.signal('SIGTERM');
-    await waitFor(
-      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
-      'shutdown began',
-    );
+    await shutdownBegan(server);
     server.signal('SIGTERM');
     expect(await server.exited).to.equal(1);
     expect(await call).to.be.instanceOf(Error);
@@ -189,11 +204,10 @@ describe('rollup-router serve: a keep-alive connection while draining', function
   before(async () => {
     tmp = tempDir();
     upstream = await standInUpstream(new Map([[sig, finalized(5)]]), 1500);
-    const config = writeJson(join(tmp.dir, 'config.json'), {
+    server = await serveWith(tmp.dir, {
       statuses: { upstreams: [{ url: upstream.url }], store: false },
       readiness: { upstreamProbeIntervalMs: 0 },
     });
-    server = await startCli(['--config', config, '--port', '0']);
   });
 
   after(async () => {
@@ -214,10 +228,7 @@ describe('rollup-router serve: a keep-alive connection while draining', function
     socket.write(request({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }));
     await waitFor(() => upstream.requestCount >= 1, 'the first call reached the upstream');
     server.signal('SIGTERM');
-    await waitFor(
-      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
-      'draining began',
-    );
+    await shutdownBegan(server);
     socket.write(request({ jsonrpc: '2.0', id: 2, method: 'getRoutes' }));
     await closed; // the server closes the connection after the 503
 
@@ -278,25 +289,6 @@ async function gatedUpstream(known: Map<string, Status>): Promise<{
   });
 }
 
-/** One request on a connection of its own (no pool): what a new client or a load balancer's probe does. */
-function onNewConnection(url: string, method: 'GET' | 'POST', body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method, agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 describe('rollup-router serve: draining keeps listening', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
@@ -313,7 +305,7 @@ describe('rollup-router serve: draining keeps listening', function () {
         [slow, finalized(4)],
       ]),
     );
-    const config = writeJson(join(tmp.dir, 'config.json'), {
+    server = await serveWith(tmp.dir, {
       statuses: {
         upstreams: [{ url: upstream.url }],
         store: false,
@@ -324,7 +316,6 @@ describe('rollup-router serve: draining keeps listening', function () {
       readiness: { upstreamProbeIntervalMs: 0 },
       shutdown: { graceMs: 30_000 },
     });
-    server = await startCli(['--config', config, '--port', '0']);
   });
 
   after(async () => {
@@ -345,10 +336,7 @@ describe('rollup-router serve: draining keeps listening', function () {
     const inFlight = onNewConnection(`${server.base}/`, 'POST', call(2, slow));
     await waitFor(() => upstream.held >= 1, 'the slow call reached the upstream');
     server.signal('SIGTERM');
-    await waitFor(
-      () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
-      'draining began',
-    );
+    await shutdownBegan(server);
 
     const refused = await onNewConnection(`${server.base}/`, 'POST', call(3, early));
     expect(refused.status).to.equal(503);
@@ -375,22 +363,14 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
   afterEach(() => tmp.remove());
 
   const start = (drainDelayMs: number): Promise<ServerProcess> =>
-    startCli([
-      '--config',
-      writeJson(join(tmp.dir, 'config.json'), { statuses: { store: false }, shutdown: { drainDelayMs } }),
-      '--port',
-      '0',
-    ]);
+    serveWith(tmp.dir, { statuses: { store: false }, shutdown: { drainDelayMs } });
 
   it('with nothing under way, new connections still get 503 -32053 and /ready 503 during the delay', async () => {
     const server = await start(600_000);
     try {
       expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(200);
       server.signal('SIGTERM');
-      await waitFor(
-        () => server.logs().some((l) => String(l.msg).startsWith('shutting down')),
-        'draining began',
-      );
+      await shutdownBegan(server);
       const call = await onNewConnection(
         `${server.base}/`,
         'POST',

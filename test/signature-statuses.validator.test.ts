@@ -16,6 +16,7 @@ import { randomSignatures } from '@rollup-router/test-support/solana';
 import { tempDir } from '@rollup-router/test-support/temp-dir';
 import { serve, type Served } from '@rollup-router/test-support/serve';
 import { PEERS_DIR } from '@rollup-router/test-support/peers-dir';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 
@@ -34,20 +35,6 @@ async function rpcCall(url: string, params: unknown): Promise<StatusesAnswer> {
   return (await res.json()) as StatusesAnswer;
 }
 
-async function reachable(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
-      signal: AbortSignal.timeout(2000),
-    });
-    return ((await res.json()) as { result?: unknown }).result === 'ok';
-  } catch {
-    return false;
-  }
-}
-
 describe('getSignatureStatuses against the real validator A', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
@@ -58,12 +45,11 @@ describe('getSignatureStatuses against the real validator A', function () {
   const layers: [string, number][] = [];
 
   before(async function () {
-    if (!(await reachable(VALIDATOR))) {
-      console.log(
-        `      skipped: validator A is not reachable at ${VALIDATOR} (set VALIDATOR_A_URL, or start it: bash ${PEERS_DIR}/start-validator.sh a)`,
-      );
-      this.skip();
-    }
+    await skipUnlessValidatorA(
+      this,
+      VALIDATOR,
+      ` (set VALIDATOR_A_URL, or start it: bash ${PEERS_DIR}/start-validator.sh a)`,
+    );
     const conn = new Connection(VALIDATOR, 'confirmed');
     const payer = Keypair.generate();
     airdrop = await conn.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);

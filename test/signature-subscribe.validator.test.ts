@@ -18,23 +18,10 @@ import type { RunningServer } from '@rollup-router/server';
 import { randomReusablePort } from '@rollup-router/test-support/reusable-port';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import { startWith } from '@rollup-router/test-support/ws-server';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 const VALIDATOR_WS = process.env.VALIDATOR_A_WS ?? 'ws://127.0.0.1:17800';
-
-async function reachable(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
-      signal: AbortSignal.timeout(2000),
-    });
-    return ((await res.json()) as { result?: unknown }).result === 'ok';
-  } catch {
-    return false;
-  }
-}
 
 /** A port P with P + 1 free too (web3.js looks for the socket at P + 1). */
 async function freePortPair(): Promise<number> {
@@ -106,10 +93,7 @@ describe('signatureSubscribe against the real validator A', function () {
   const latencies: number[] = [];
 
   before(async function () {
-    if (!(await reachable(VALIDATOR))) {
-      console.log(`      skipped: validator A is not reachable at ${VALIDATOR}`);
-      this.skip();
-    }
+    await skipUnlessValidatorA(this, VALIDATOR);
     conn = new Connection(VALIDATOR, 'confirmed');
     payer = Keypair.generate();
     const airdrop = await conn.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);

@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hasRedisServer, redisArgs, untilRedisReady } from '../../test/support/redis-launch.mjs';
 import { pinning, stopChild } from './processes.mjs';
-
-const hasRedisServer = () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -22,44 +21,12 @@ function freePort() {
   });
 }
 
-function waitReady(child) {
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`redis-server not ready in 10 s: ${out.slice(-300)}`)),
-      10_000,
-    );
-    child.stdout.on('data', (chunk) => {
-      out = (out + chunk).slice(-4000);
-      if (out.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}): ${out.slice(-300)}`));
-    });
-  });
-}
-
 /** Resolves with `{ url, pid, stop() }`, or `{ absent }` when redis-server cannot run here. */
 export async function startRedisServer() {
   if (!hasRedisServer()) return { absent: 'redis-server is not installed (apt-get install redis-server)' };
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rollup-router-bench-redis-'));
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ];
+  const args = redisArgs(port, dir);
   const cpus = pinning();
   const [cmd, argv] = cpus
     ? ['taskset', ['-c', cpus.targets, 'redis-server', ...args]]
@@ -73,7 +40,7 @@ export async function startRedisServer() {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitReady(child);
+    await untilRedisReady(child);
   } catch (err) {
     await stop();
     return { absent: err.message };

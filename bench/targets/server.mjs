@@ -8,13 +8,9 @@
 //              upstream   - no memory cache, no store: every call goes upstream;
 //              soak       - a 1000-entry cache, so later growth is a leak.
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
-import { createLogger } from '@rollup-router/core';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { benchRoutes } from './lib/fixtures.mjs';
-import { absent, report, targetArgs, untilStopped } from './lib/serve.mjs';
+import { serveReferenceServer } from './lib/reference-server.mjs';
+import { absent, targetArgs } from './lib/serve.mjs';
 
 const { settings = 'production', statuses = 'memory', upstream } = targetArgs();
 const SETTINGS = {
@@ -29,53 +25,19 @@ const CHAIN = {
 }[statuses];
 if (!SETTINGS || !CHAIN) absent(`unknown --settings ${settings} or --statuses ${statuses}`);
 
-let server;
-try {
-  server = await import('@rollup-router/server');
-} catch (err) {
-  absent(`@rollup-router/server not usable (${err.code ?? err.message})`);
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'rollup-router-bench-'));
-const logFile = join(dir, 'calls.log');
-const configFile = join(dir, 'config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    host: '127.0.0.1',
-    port: 0,
+await serveReferenceServer(
+  (dir) => ({
     ...SETTINGS,
-    routes: { routes: benchRoutes(10) },
     statuses: {
       memory: CHAIN.memory,
       store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
       upstreams: upstream ? [{ url: upstream }] : [],
     },
   }),
+  {
+    name: `reference server, ${settings} settings, statuses ${statuses}`,
+    notes: [`${settings} settings`, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
+    ...(SETTINGS.logLevel === 'silent' ? { logFile: undefined } : {}),
+    metricsPath: SETTINGS.metrics.enabled ? '/metrics' : undefined,
+  },
 );
-
-let running;
-try {
-  const { config } = await server.loadConfig({ file: configFile });
-  // What the CLI does with stdout, to a file: stdout here is the runner's control channel.
-  const destination = pino.destination({ dest: logFile, sync: false });
-  const logger = createLogger({ level: config.logLevel, destination });
-  running = await server.startServer(config, { logger });
-} catch (err) {
-  rmSync(dir, { recursive: true, force: true });
-  absent(`could not start the reference server: ${err.message}`);
-}
-
-report({
-  ready: true,
-  name: `reference server, ${settings} settings, statuses ${statuses}`,
-  port: running.port,
-  pid: process.pid,
-  notes: [`${settings} settings`, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
-  logFile: SETTINGS.logLevel === 'silent' ? undefined : logFile,
-  metricsPath: SETTINGS.metrics.enabled ? '/metrics' : undefined,
-});
-untilStopped(async () => {
-  await running.shutdown(1000);
-  rmSync(dir, { recursive: true, force: true });
-});

@@ -4,11 +4,12 @@
  * signals: pause (SIGSTOP) freezes it with its connections open, kill (SIGKILL) ends it,
  * restart brings it back on the same port.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hasRedisServer, redisArgs, untilRedisReady } from './redis-launch.mjs';
 import { listenOnReusablePort } from './reusable-port.js';
 
 export interface RedisServer {
@@ -25,8 +26,7 @@ export interface RedisServer {
 }
 
 /** Whether redis-server can be run here; tests that need it say they were skipped otherwise. */
-export const hasRedisServer = (): boolean =>
-  spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+export { hasRedisServer };
 
 /** A free port below the ephemeral range, so that a restart can take it back. */
 function freePort(): Promise<number> {
@@ -40,39 +40,15 @@ function freePort(): Promise<number> {
   );
 }
 
-function launch(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ];
-  if (password !== undefined) args.push('--requirepass', password);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`redis-server not ready within 10 s:\n${out}`));
-    }, 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}:\n${out}`));
-    });
-  });
+async function launch(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
+  const child = spawn('redis-server', redisArgs(port, dir, password), { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    await untilRedisReady(child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return child;
 }
 
 const ended = (child: ChildProcess): Promise<void> =>

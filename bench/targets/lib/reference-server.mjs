@@ -1,0 +1,48 @@
+// The reference server as a bench target: @rollup-router/server's loadConfig + startServer,
+// configured from a JSON file like an operator would, with per-call logs going to a file
+// (stdout here is the runner's control channel). Shared by server.mjs and server-shared.mjs.
+import { createLogger } from '@rollup-router/core';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { benchRoutes } from './fixtures.mjs';
+import { absent, report, untilStopped } from './serve.mjs';
+
+/**
+ * Writes `{ host, port: 0, routes, ...settings(dir) }` to a temp config file, starts the
+ * server from it (or reports the target absent), prints the ready line with `ready` merged
+ * in, and shuts down + removes the temp dir on stop. `settings` gets the temp dir for files.
+ */
+export async function serveReferenceServer(settings, ready) {
+  let server;
+  try {
+    server = await import('@rollup-router/server');
+  } catch (err) {
+    absent(`@rollup-router/server not usable (${err.code ?? err.message})`);
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'rollup-router-bench-'));
+  const logFile = join(dir, 'calls.log');
+  const configFile = join(dir, 'config.json');
+  const config = { host: '127.0.0.1', port: 0, routes: { routes: benchRoutes(10) }, ...settings(dir) };
+  writeFileSync(configFile, JSON.stringify(config));
+
+  let running;
+  try {
+    const { config: loaded } = await server.loadConfig({ file: configFile });
+    // What the CLI does with stdout, to a file.
+    const destination = pino.destination({ dest: logFile, sync: false });
+    const logger = createLogger({ level: loaded.logLevel, destination });
+    running = await server.startServer(loaded, { logger });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    absent(`could not start the reference server: ${err.message}`);
+  }
+
+  report({ ready: true, port: running.port, pid: process.pid, logFile, ...ready });
+  untilStopped(async () => {
+    await running.shutdown(1000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
