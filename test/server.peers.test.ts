@@ -2,6 +2,7 @@
 // of getSignatureStatuses, validator B as a health-probed node of getRoutes.
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { reachable } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { pubkey, rpc, serveWith, signature, tempDir, type ServerProcess } from './server.harness.js';
 
@@ -22,12 +23,6 @@ async function call(
   return (await res.json()) as { result?: unknown; error?: unknown };
 }
 
-const reachable = (url: string): Promise<boolean> =>
-  call(url, 'getHealth').then(
-    (r) => r.result === 'ok',
-    () => false,
-  );
-
 describe('rollup-router serve: against the real validators', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
@@ -35,7 +30,7 @@ describe('rollup-router serve: against the real validators', function () {
   let bIdentity: string;
 
   before(async function () {
-    if (!(await reachable(A)) || !(await reachable(B))) {
+    if (!(await reachable(A, 3000)) || !(await reachable(B, 3000))) {
       this.skip(); // not running here: the peers folder's start-validator.sh starts them
     }
     bIdentity = ((await call(B, 'getIdentity')).result as { identity: string }).identity;

@@ -1,11 +1,11 @@
-/** Whether the Solana node at `url` answers getHealth with "ok" within 2 s. */
-export async function reachable(url: string): Promise<boolean> {
+/** Whether the Solana node at `url` answers getHealth with "ok" within `timeoutMs`. */
+export async function reachable(url: string, timeoutMs = 2000): Promise<boolean> {
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
-      signal: AbortSignal.timeout(2000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     return ((await res.json()) as { result?: unknown }).result === 'ok';
   } catch {
