@@ -9,7 +9,7 @@ import type { ServerConfig } from './config/server-config.js';
 import { closeGracefully } from './http/close-gracefully.js';
 import { createFallback } from './http/fallback.js';
 import { RequestTracker } from './http/request-tracker.js';
-import { withSecurityHeaders } from './http/security-headers.js';
+import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
@@ -165,11 +165,15 @@ function createListeners(
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
   const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
+  // RPC replies carry the security headers in their one writeHead; the fallback's get them set.
   const listener = createNodeListener(rpc, {
     ...config.endpoints,
-    fallback: createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError }),
+    headers: SECURITY_HEADERS,
+    fallback: withSecurityHeaders(
+      createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError }),
+    ),
   });
-  const server = createServer(tracker.wrap(withSecurityHeaders(listener)));
+  const server = createServer(tracker.wrap(listener));
   const metricsServer =
     scrape && separate
       ? createServer(

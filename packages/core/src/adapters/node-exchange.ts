@@ -65,16 +65,32 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bo
   });
 }
 
-export function writeReply(res: ServerResponse, reply: HttpReply): void {
+/**
+ * Headers a host adds to every reply (security headers, say), as name-value pairs made
+ * once, so that each reply is written with one `writeHead` of one flat array: no
+ * `setHeader` per header, and no merge of Node's progressive headers with the reply's.
+ */
+export type FixedHeaders = readonly (readonly [name: string, value: string])[];
+
+export function fixedHeaders(headers: Readonly<Record<string, string>> | undefined): FixedHeaders {
+  return Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const);
+}
+
+/** Writes the reply's head in one call: the fixed headers first, then the reply's own, which win a clash. */
+export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHeaders = []): void {
   if (res.headersSent || res.destroyed) return;
   if (reply.lingerBeforeClose === true) lingerThenClose(res);
+  const own = reply.headers;
+  const head: (string | number)[] = [];
+  for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
+  for (const name in own) head.push(name, own[name]!);
   if (reply.body === undefined) {
-    res.writeHead(reply.status, reply.headers);
+    res.writeHead(reply.status, head as string[]);
     res.end();
     return;
   }
-  reply.headers['content-length'] = String(Buffer.byteLength(reply.body));
-  res.writeHead(reply.status, reply.headers);
+  head.push('content-length', Buffer.byteLength(reply.body));
+  res.writeHead(reply.status, head as string[]);
   res.end(reply.body);
 }
 
