@@ -1,5 +1,6 @@
 import type { CallEvent } from '@rollup-router/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DeferredCounts } from './deferred-counts.js';
 
 /** What the metrics need to know of a node: the routes registry's NodeStatus has it. */
 export interface NodeView {
@@ -25,6 +26,19 @@ export interface ServerMetricsOptions {
   readonly inflight: () => number;
 }
 
+/** One method's series, made once: a call allocates no label object. */
+interface MethodSeries {
+  readonly codes: DeferredCounts<number, 'method' | 'code'>;
+  readonly ok: { readonly method: string; readonly outcome: 'ok' };
+  readonly error: { readonly method: string; readonly outcome: 'error' };
+}
+
+const methodSeries = (method: string): MethodSeries => ({
+  codes: new DeferredCounts((code) => ({ method, code: String(code) })),
+  ok: { method, outcome: 'ok' },
+  error: { method, outcome: 'error' },
+});
+
 const PREFIX = 'rollup_router_';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -35,7 +49,9 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export class ServerMetrics {
   readonly registry = new Registry();
-  private methods: ReadonlySet<string> | undefined;
+  /** Per served method and `other`, made at the first call (the method list is read then). */
+  private series: Map<string, MethodSeries> | undefined;
+  private readonly statuses = new DeferredCounts<number, 'status'>((status) => ({ status: String(status) }));
   private readonly methodNames: () => readonly string[];
   private readonly calls: Counter<'method' | 'code'>;
   private readonly callSeconds: Histogram<'method' | 'outcome'>;
@@ -49,6 +65,7 @@ export class ServerMetrics {
 
   constructor(options: ServerMetricsOptions) {
     const registers = [this.registry];
+    const statuses = this.statuses;
     this.methodNames = options.methods;
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     new Gauge({
@@ -57,11 +74,15 @@ export class ServerMetrics {
       labelNames: ['version'],
       registers,
     }).set({ version: options.version }, 1);
+    const series = (): Iterable<MethodSeries> => this.series?.values() ?? [];
     this.calls = new Counter({
       name: `${PREFIX}calls_total`,
       help: 'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
       labelNames: ['method', 'code'],
       registers,
+      collect() {
+        for (const s of series()) s.codes.flushInto(this);
+      },
     });
     this.callSeconds = new Histogram({
       name: `${PREFIX}call_duration_seconds`,
@@ -75,6 +96,9 @@ export class ServerMetrics {
       help: 'HTTP responses by status (401 unauthorized, 413 too large, 429 rate limited, 503 draining, ...).',
       labelNames: ['status'],
       registers,
+      collect() {
+        statuses.flushInto(this);
+      },
     });
     new Gauge({
       name: `${PREFIX}http_inflight_requests`,
@@ -144,14 +168,14 @@ export class ServerMetrics {
   }
 
   readonly observeCall = (e: CallEvent): void => {
-    this.methods ??= new Set(this.methodNames());
-    const method = this.methods.has(e.method) ? e.method : 'other';
-    this.calls.inc({ method, code: String(e.code) });
-    this.callSeconds.observe({ method, outcome: e.code === 0 ? 'ok' : 'error' }, e.durationMs / 1000);
+    this.series ??= new Map([...this.methodNames(), 'other'].map((m) => [m, methodSeries(m)]));
+    const series = this.series.get(e.method) ?? this.series.get('other')!;
+    series.codes.add(e.code);
+    this.callSeconds.observe(e.code === 0 ? series.ok : series.error, e.durationMs / 1000);
   };
 
   readonly observeResponse = (status: number): void => {
-    this.responses.inc({ status: String(status) });
+    this.statuses.add(status);
   };
 
   readonly observeUpstream = (upstream: string, outcome: string, ms: number): void => {
