@@ -76,21 +76,24 @@ export function fixedHeaders(headers: Readonly<Record<string, string>> | undefin
   return Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const);
 }
 
-/** Writes the reply's head in one call: the fixed headers first, then the reply's own, which win a clash. */
+/**
+ * Writes the reply's head in one call. With fixed headers, one flat array: the fixed
+ * first, then the reply's own, which win a clash. Without, the reply's object, merged by
+ * Node with whatever a host set before (Express middleware), positions kept.
+ */
 export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHeaders = []): void {
   if (res.headersSent || res.destroyed) return;
   if (reply.lingerBeforeClose === true) lingerThenClose(res);
   const own = reply.headers;
-  const head: (string | number)[] = [];
-  for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
-  for (const name in own) head.push(name, own[name]!);
-  if (reply.body === undefined) {
-    res.writeHead(reply.status, head as string[]);
-    res.end();
-    return;
+  if (reply.body !== undefined) own['content-length'] = String(Buffer.byteLength(reply.body));
+  if (fixed.length === 0) {
+    res.writeHead(reply.status, own);
+  } else {
+    const head: string[] = [];
+    for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
+    for (const name in own) head.push(name, own[name]!);
+    res.writeHead(reply.status, head);
   }
-  head.push('content-length', Buffer.byteLength(reply.body));
-  res.writeHead(reply.status, head as string[]);
   res.end(reply.body);
 }
 
