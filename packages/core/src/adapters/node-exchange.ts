@@ -15,26 +15,45 @@ export function nodeExchange(
   path: string,
   query: string,
   parsedBody: unknown,
-  readBody: (limit: number) => Promise<BodyText> = (limit) => readRequestBody(req, limit),
+  readBody?: (limit: number) => Promise<BodyText>,
 ): HttpExchange {
-  return {
-    method: req.method ?? 'GET',
-    path,
-    query,
-    headers: req.headers,
-    header: (name) => {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    },
-    remoteAddress: req.socket.remoteAddress,
-    parsedBody,
-    readBody,
-    onClientGone: (listener) => {
-      res.once('close', () => {
-        if (!res.writableFinished) listener();
-      });
-    },
-  };
+  return new NodeExchange(req, res, path, query, parsedBody, readBody);
+}
+
+/** A class, not an object literal of closures: one allocation per request, methods shared. */
+class NodeExchange implements HttpExchange {
+  readonly method: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly remoteAddress: string | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly path: string,
+    readonly query: string,
+    readonly parsedBody: unknown,
+    private readonly reader: ((limit: number) => Promise<BodyText>) | undefined,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.headers = req.headers;
+    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  readBody(limit: number): Promise<BodyText> {
+    return this.reader ? this.reader(limit) : readRequestBody(this.req, limit);
+  }
+
+  onClientGone(listener: () => void): void {
+    const res = this.res;
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
 }
 
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<BodyText> {
