@@ -12,7 +12,6 @@ import { createLogger } from '@rollup-router/core';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { benchRoutes } from './lib/fixtures.mjs';
 import { absent, report, targetArgs, untilStopped } from './lib/serve.mjs';
 
@@ -58,7 +57,7 @@ let running;
 try {
   const { config } = await server.loadConfig({ file: configFile });
   // What the CLI does with stdout, to a file: stdout here is the runner's control channel.
-  const destination = pino.destination({ dest: logFile, sync: false });
+  const destination = server.logDestination(logFile);
   const logger = createLogger({ level: config.logLevel, destination });
   running = await server.startServer(config, { logger });
 } catch (err) {
