@@ -1,0 +1,29 @@
+import { RawJson } from '@rollup-router/core';
+import type { GetSignatureStatusesResult } from './generated/schemas.js';
+import type { SignatureStatus } from './status.js';
+
+/**
+ * Each status's JSON text, made the first time it is served. A status is never changed
+ * once made (a newer one is a new object), and clients poll the same signatures, so a
+ * status served again costs a lookup instead of a JSON.stringify, which was a fifth of a
+ * 256-signature call from memory (--cpu-prof).
+ */
+const statusText = new WeakMap<SignatureStatus, string>();
+
+function textOf(status: SignatureStatus | null): string {
+  if (status === null) return 'null';
+  let text = statusText.get(status);
+  if (text === undefined) statusText.set(status, (text = JSON.stringify(status)));
+  return text;
+}
+
+/** The result's JSON text, the bytes JSON.stringify(result) makes, with the statuses' texts reused. */
+export function resultJson(result: GetSignatureStatusesResult): RawJson<GetSignatureStatusesResult> {
+  const keys = Object.keys(result);
+  // The members in the order AnswerContext makes them; any other shape is serialized whole.
+  if (keys.length !== 2 || keys[0] !== 'context' || keys[1] !== 'value') return RawJson.of(result);
+  const value = result.value;
+  let json = `{"context":${JSON.stringify(result.context)},"value":[`;
+  for (let i = 0; i < value.length; i++) json += (i === 0 ? '' : ',') + textOf(value[i]!);
+  return new RawJson(`${json}]}`, result);
+}
