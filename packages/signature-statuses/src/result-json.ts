@@ -22,8 +22,7 @@ export function resultJson(result: GetSignatureStatusesResult): RawJson<GetSigna
   const keys = Object.keys(result);
   // The members in the order AnswerContext makes them; any other shape is serialized whole.
   if (keys.length !== 2 || keys[0] !== 'context' || keys[1] !== 'value') return RawJson.of(result);
-  const value = result.value;
-  let json = `{"context":${JSON.stringify(result.context)},"value":[`;
-  for (let i = 0; i < value.length; i++) json += (i === 0 ? '' : ',') + textOf(value[i]!);
-  return new RawJson(`${json}]}`, result);
+  // join() makes one flat string; appending would make a rope that the write flattens.
+  const texts = result.value.map(textOf);
+  return new RawJson(`{"context":${JSON.stringify(result.context)},"value":[${texts.join(',')}]}`, result);
 }
