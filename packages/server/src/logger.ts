@@ -15,7 +15,7 @@ export interface ServerLogger {
  * line cost ~0.7 µs more on the main thread; a small chunk is a few more write(2) calls
  * in the thread pool. Every line is still written.
  */
-export function logDestination(dest: number | string): DestinationStream & { flushSync(): void } {
+export function logDestination(dest: number | string): ReturnType<typeof pino.destination> {
   return pino.destination({ dest, sync: false, maxWrite: 2048 });
 }
 
