@@ -6,14 +6,24 @@ import type { SignatureStatus } from './status.js';
  * Each status's JSON text, made the first time it is served. A status is never changed
  * once made (a newer one is a new object), and clients poll the same signatures, so a
  * status served again costs a lookup instead of a JSON.stringify, which was a fifth of a
- * 256-signature call from memory (--cpu-prof).
+ * 256-signature call from memory (--cpu-prof). Two generations of plain Maps bound the
+ * memory; a WeakMap cost more than the stringify it saved for statuses seen once (fresh
+ * ones from an upstream): its entries are ephemerons, which every GC must trace.
  */
-const statusText = new WeakMap<SignatureStatus, string>();
+const GENERATION_SIZE = 4_096;
+let young = new Map<SignatureStatus, string>();
+let old = new Map<SignatureStatus, string>();
 
 function textOf(status: SignatureStatus | null): string {
   if (status === null) return 'null';
-  let text = statusText.get(status);
-  if (text === undefined) statusText.set(status, (text = JSON.stringify(status)));
+  let text = young.get(status);
+  if (text !== undefined) return text;
+  text = old.get(status) ?? JSON.stringify(status);
+  if (young.size >= GENERATION_SIZE) {
+    old = young;
+    young = new Map();
+  }
+  young.set(status, text);
   return text;
 }
 
