@@ -154,6 +154,22 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     ).to.equal(1);
   });
 
+  it('GET /metrics counts HTTP responses by status, each once', async () => {
+    const responses = (text: string, status: number) =>
+      sample(text, `rollup_router_http_responses_total{status="${status}"}`) ?? 0;
+    const before = await get(`${server.base}/metrics`);
+    expect(
+      (await rpc(`${server.base}/`, request('getRoutes'), { 'content-type': 'text/plain' })).status,
+    ).to.equal(415);
+    expect((await get(`${server.base}/`)).status).to.equal(405);
+    expect((await get(`${server.base}/`)).status).to.equal(405);
+    const after = await get(`${server.base}/metrics`);
+    expect(responses(after.text, 415)).to.equal(responses(before.text, 415) + 1);
+    expect(responses(after.text, 405)).to.equal(responses(before.text, 405) + 2);
+    // The first scrape's own 200 was counted once it was written.
+    expect(responses(after.text, 200)).to.be.at.least(responses(before.text, 200) + 1);
+  });
+
   it('sends security headers and no x-powered-by, on RPC and non-RPC answers', async () => {
     for (const r of [
       await rpc(`${server.base}/`, request('getRoutes')),

@@ -5,7 +5,6 @@ import { createLogger } from '@rollup-router/core';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { benchRoutes } from './fixtures.mjs';
 import { absent, report, untilStopped } from './serve.mjs';
 
@@ -32,7 +31,8 @@ export async function serveReferenceServer(settings, ready) {
   try {
     const { config: loaded } = await server.loadConfig({ file: configFile });
     // What the CLI does with stdout, to a file.
-    const destination = pino.destination({ dest: logFile, sync: false });
+    // What the CLI does with stdout, to a file: stdout here is the runner's control channel.
+    const destination = server.logDestination(logFile);
     const logger = createLogger({ level: loaded.logLevel, destination });
     running = await server.startServer(loaded, { logger });
   } catch (err) {

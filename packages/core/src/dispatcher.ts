@@ -114,14 +114,15 @@ export class Dispatcher {
 
   /**
    * Answers a parsed body: a single call or a batch. `exactIds` holds the source text of
-   * number ids JSON.parse could not hold exactly (see parseBody).
+   * number ids JSON.parse could not hold exactly (see parseBody). A call whose handler
+   * answers synchronously is answered synchronously: no promise where nothing waits.
    */
-  async dispatch(
+  dispatch(
     body: unknown,
     policy: DispatchPolicy,
     scope: CallScope,
     exactIds?: ExactIds,
-  ): Promise<string | undefined> {
+  ): Answer | Promise<Answer> {
     if (!Array.isArray(body)) return this.call(body, policy, scope, exactIds);
     if (body.length === 0) {
       return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
@@ -134,9 +135,10 @@ export class Dispatcher {
         `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
       );
     }
-    const answers = await Promise.all(body.map((call) => this.call(call, policy, scope, exactIds)));
-    const owed = answers.filter((a): a is string => a !== undefined);
-    return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
+    return Promise.all(body.map((call) => this.call(call, policy, scope, exactIds))).then((answers) => {
+      const owed = answers.filter((a): a is string => a !== undefined);
+      return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
+    });
   }
 
   /** The answer to a body that is not JSON; logged and observed like any call. */
@@ -179,12 +181,12 @@ export class Dispatcher {
     return errorJson(id, error);
   }
 
-  private async call(
+  private call(
     call: unknown,
     policy: DispatchPolicy,
     scope: CallScope,
     exactIds: ExactIds | undefined,
-  ): Promise<string | undefined> {
+  ): Answer | Promise<Answer> {
     const started = performance.now();
     if (!isValidRequest(call, exactIds)) {
       const f = validateRequest.failure();
@@ -201,42 +203,28 @@ export class Dispatcher {
         message: UNECHOABLE_ID,
       });
     }
-    const notification = !Object.hasOwn(call, 'id');
-    const id = notification ? 'null' : idJson(call, call.id, exactIds);
-    const name = call.method;
-    let code = 0;
-    let answer: string;
+    const answer = new CallAnswer(this, call, policy, scope, exactIds, started);
+    let result: string | Promise<string>;
     try {
-      if (policy.onlyMethod !== undefined && name !== policy.onlyMethod) {
-        throw new RpcError(
-          ErrorCode.INVALID_REQUEST,
-          undefined,
-          `method "${name}" in the body does not match "${policy.onlyMethod}" in the path`,
-        );
-      }
-      const method = this.methods.get(name);
-      if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
-      const result = await this.invoke(method, call.params, scope, started);
-      answer = successJson(
-        id,
-        result,
-        policy.errorNullWhereDeclared && method.definition.errorNullOnPathStyle === true,
-      );
+      result = this.invoke(answer.method(this.methods), call.params, scope, started);
     } catch (err) {
-      const error = this.toErrorObject(err, scope, name);
-      code = error.code;
-      answer = errorJson(id, error);
+      return answer.failed(err);
     }
-    this.finish(scope, name, code, performance.now() - started, notification);
-    return notification ? undefined : answer;
+    return result instanceof Promise
+      ? result.then(
+          (json) => answer.succeeded(json),
+          (err: unknown) => answer.failed(err),
+        )
+      : answer.succeeded(result);
   }
 
-  private async invoke(
+  /** The result's JSON, or a promise of it when the handler answers asynchronously. */
+  private invoke(
     method: CompiledMethod,
     rawParams: unknown,
     scope: CallScope,
     started: number,
-  ): Promise<string> {
+  ): string | Promise<string> {
     const { definition } = method;
     const params = rawParams === undefined ? method.emptyParams() : rawParams;
     if (method.validateParams && !method.validateParams(params)) {
@@ -247,12 +235,18 @@ export class Dispatcher {
       );
     }
     const ctx = new Call(scope, definition.name, Date.now() + this.options.callDeadlineMs);
-    let out = definition.handler(params as never, ctx);
-    if (out instanceof Promise) out = await this.withinDeadline(out, ctx, started);
+    const out = definition.handler(params as never, ctx);
+    if (out instanceof Promise) {
+      return this.withinDeadline(out, ctx, started).then((value: unknown) => this.resultJson(method, value));
+    }
+    return this.resultJson(method, out);
+  }
+
+  private resultJson(method: CompiledMethod, out: unknown): string {
     const value = out instanceof RawJson ? (out.value as unknown) : out;
     if (this.options.validateResults && method.validateResult && !method.validateResult(value)) {
       const f = method.validateResult.failure('/result');
-      throw new ResultMismatch(definition.name, f.path, `${f.message} (${f.rule})`);
+      throw new ResultMismatch(method.definition.name, f.path, `${f.message} (${f.rule})`);
     }
     if (out instanceof RawJson) return out.json;
     const json = JSON.stringify(value);
@@ -280,7 +274,8 @@ export class Dispatcher {
     });
   }
 
-  private toErrorObject(err: unknown, scope: CallScope, method: string): RpcErrorObject {
+  /** @internal */
+  toErrorObject(err: unknown, scope: CallScope, method: string): RpcErrorObject {
     if (err instanceof RpcError) return err.toJSON();
     if (err instanceof ResultMismatch) {
       scope.log.error(
@@ -293,19 +288,73 @@ export class Dispatcher {
     return RpcError.of(ErrorCode.INTERNAL_ERROR).toJSON();
   }
 
-  private finish(
-    scope: CallScope,
-    method: string,
-    code: number,
-    durationMs: number,
-    notification: boolean,
-  ): void {
+  /** Logs and observes one call's outcome. @internal */
+  finish(scope: CallScope, method: string, code: number, durationMs: number, notification: boolean): void {
     const ms = Math.round(durationMs * 1000) / 1000;
     scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
     if (this.listeners.length > 0) {
       const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
       emitGuarded(this.listeners, event, scope.log, 'onCall');
     }
+  }
+}
+
+/** The response text of a message, or undefined when nothing is owed (notifications only). */
+type Answer = string | undefined;
+
+/**
+ * One valid call between its dispatch and its answer: the id, the method and the start,
+ * kept for whichever of success or failure comes, synchronously or not.
+ */
+class CallAnswer {
+  private readonly notification: boolean;
+  private readonly id: string;
+  private readonly name: string;
+  private found: CompiledMethod | undefined;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    call: JsonrpcRequest,
+    private readonly policy: DispatchPolicy,
+    private readonly scope: CallScope,
+    exactIds: ExactIds | undefined,
+    private readonly started: number,
+  ) {
+    this.notification = !Object.hasOwn(call, 'id');
+    this.id = this.notification ? 'null' : idJson(call, call.id, exactIds);
+    this.name = call.method;
+  }
+
+  /** The method the call may run; throws the JSON-RPC error when there is none. */
+  method(methods: ReadonlyMap<string, CompiledMethod>): CompiledMethod {
+    const { name, policy } = this;
+    if (policy.onlyMethod !== undefined && name !== policy.onlyMethod) {
+      throw new RpcError(
+        ErrorCode.INVALID_REQUEST,
+        undefined,
+        `method "${name}" in the body does not match "${policy.onlyMethod}" in the path`,
+      );
+    }
+    const method = methods.get(name);
+    if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
+    return (this.found = method);
+  }
+
+  succeeded(result: string): Answer {
+    const errorNull =
+      this.policy.errorNullWhereDeclared && this.found?.definition.errorNullOnPathStyle === true;
+    return this.settle(0, successJson(this.id, result, errorNull));
+  }
+
+  failed(err: unknown): Answer {
+    const error = this.dispatcher.toErrorObject(err, this.scope, this.name);
+    return this.settle(error.code, errorJson(this.id, error));
+  }
+
+  private settle(code: number, answer: string): Answer {
+    const { scope, name, started, notification } = this;
+    this.dispatcher.finish(scope, name, code, performance.now() - started, notification);
+    return notification ? undefined : answer;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
+import type { CallOrigin } from './call-context.js';
 import type { CallScope } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
@@ -16,7 +17,7 @@ import {
   type HttpExchange,
   type HttpReply,
 } from './exchange.js';
-import { parseBody } from './exact-ids.js';
+import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
 import type { RateLimit } from './rate-limit.js';
 import { requestIdOf } from './request-id-header.js';
@@ -94,43 +95,76 @@ export class HttpHandler {
     return path.indexOf('/', 1) < 0 ? { policy, unknownMethod: true } : undefined;
   }
 
-  async handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+  /** Answers one request; a throw anywhere is a rejection, as from an async function. */
+  handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+    try {
+      return this.begin(ex, target);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private begin(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
     const requestId = requestIdOf(ex.header('x-request-id'));
     // Security headers are the host's call (the reference server sets them): each header
     // costs Node a validation per reply on the hot path.
     const headers: Record<string, string> = { 'x-request-id': requestId };
     const refused = this.refuseByHeaders(ex, headers);
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return Promise.resolve(refused);
 
-    const scope = requestScope(ex, requestId, this.log);
-    const text = ex.parsedBody === undefined ? await this.bodyText(ex) : undefined;
+    const scope = new RequestScope(ex, requestId, this.log);
+    if (ex.parsedBody !== undefined) {
+      return Promise.resolve(this.answerBody(ex, target, headers, scope, undefined));
+    }
+    // The one wait of a call whose handler answers synchronously: the body.
+    return this.bodyText(ex).then((text) => this.answerBody(ex, target, headers, scope, text));
+  }
+
+  /** Everything after the body was read; synchronous unless the rate limit or the handler waits. */
+  private answerBody(
+    ex: HttpExchange,
+    target: DispatchTarget,
+    headers: Record<string, string>,
+    scope: CallScope,
+    text: BodyText | undefined,
+  ): HttpReply | Promise<HttpReply> {
     if (text === CLIENT_GONE) {
       // A client going away is not a server error: no stack, not above debug.
-      this.log.debug({ reqId: requestId }, 'client went away before its body was complete');
+      this.log.debug({ reqId: scope.requestId }, 'client went away before its body was complete');
       return fail('INCOMPLETE_BODY', headers, 'incomplete body');
     }
     const parsed = typeof text === 'string' ? parseBody(text) : undefined;
     const body = text === undefined ? ex.parsedBody : parsed?.ok ? parsed.value : undefined;
     const overLimit = text === BODY_TOO_LARGE || text === HOST_BODY_TOO_LARGE;
+    const answer = (): HttpReply | Promise<HttpReply> => {
+      if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
+      if (!parsed) return this.dispatchBody(body, target, headers, scope, undefined);
+      if (!parsed.ok) return json(200, headers, this.dispatcher.unparsable(scope));
+      return this.dispatchBody(body, target, headers, scope, parsed.exactIds);
+    };
+    const limit = this.policy.rateLimit;
+    if (limit === undefined) return answer();
     // Every request is charged, whatever its body: garbage must not be free.
-    const limited = this.policy.rateLimit
-      ? await this.rateLimited(this.policy.rateLimit, ex, Array.isArray(body) ? Math.max(1, body.length) : 1)
-      : undefined;
-    if (limited !== undefined) {
+    const points = Array.isArray(body) ? Math.max(1, body.length) : 1;
+    return this.rateLimited(limit, ex, points).then((limited) => {
+      if (limited === undefined) return answer();
       headers['retry-after'] = String(limited);
       return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
-    }
-    if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
-    if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
+    });
+  }
 
-    const answer = await this.dispatcher.dispatch(
-      body,
-      target.policy,
-      scope,
-      parsed?.ok ? parsed.exactIds : undefined,
-    );
+  private dispatchBody(
+    body: unknown,
+    target: DispatchTarget,
+    headers: Record<string, string>,
+    scope: CallScope,
+    exactIds: ExactIds | undefined,
+  ): HttpReply | Promise<HttpReply> {
+    const answer = this.dispatcher.dispatch(body, target.policy, scope, exactIds);
     const status = getHttpStatusCode(target.unknownMethod === true ? 'NO_SUCH_PATH' : undefined);
-    return answer === undefined ? { status: 204, headers, body: undefined } : json(status, headers, answer);
+    const reply = (text: string | undefined): HttpReply =>
+      text === undefined ? { status: 204, headers, body: undefined } : json(status, headers, text);
+    return answer instanceof Promise ? answer.then(reply) : reply(answer);
   }
 
   /** The HTTP rules decided by the method and headers alone, before any body is read. */
@@ -213,22 +247,28 @@ const BODY_CONSUMED_DATA =
 
 /**
  * What every call of one HTTP request shares, the client-gone signal included: one
- * listener on the response however many calls a batch holds, made on first use.
+ * listener on the response however many calls a batch holds, made on first use. A class,
+ * not an object literal with a getter, which V8 builds on a slow path per request.
  */
-function requestScope(ex: HttpExchange, requestId: string, log: Logger): CallScope {
-  let gone: AbortController | undefined;
-  return {
-    requestId,
-    origin: { remoteAddress: ex.remoteAddress, headers: ex.headers },
-    log,
-    get clientGone(): AbortSignal {
-      if (!gone) {
-        const controller = (gone = new AbortController());
-        ex.onClientGone(() => controller.abort(new Error('client disconnected')));
-      }
-      return gone.signal;
-    },
-  };
+class RequestScope implements CallScope {
+  readonly origin: CallOrigin;
+  private gone: AbortController | undefined;
+
+  constructor(
+    private readonly ex: HttpExchange,
+    readonly requestId: string,
+    readonly log: Logger,
+  ) {
+    this.origin = { remoteAddress: ex.remoteAddress, headers: ex.headers };
+  }
+
+  get clientGone(): AbortSignal {
+    if (!this.gone) {
+      const controller = (this.gone = new AbortController());
+      this.ex.onClientGone(() => controller.abort(new Error('client disconnected')));
+    }
+    return this.gone.signal;
+  }
 }
 
 /** The body was not read to its end: close the connection after the reply, lingering first. */

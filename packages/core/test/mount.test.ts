@@ -37,3 +37,42 @@ describe('createNodeListener with a mountPath', () => {
     }
   });
 });
+
+describe('createNodeListener with headers', () => {
+  let server: Listening;
+  before(async () => {
+    const rpc = createRpc({
+      logger: createLogger({ level: 'silent' }),
+      methods: [defineMethod<[], string>({ name: 'ping', handler: () => 'pong' })],
+    });
+    server = await listen(
+      createNodeListener(rpc, {
+        // A clash with a header of the reply's own: the reply's wins.
+        headers: { 'X-Frame-Options': 'DENY', 'content-type': 'text/html' },
+        fallback: (_req, res) => {
+          res.writeHead(418);
+          res.end('host');
+        },
+      }),
+    );
+  });
+  after(() => server.close());
+
+  it("puts them on every RPC reply beside the reply's own, which win a clash", async () => {
+    const ok = await post(server.url + '/', '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    const refused = await post(server.url + '/', '{}', { 'content-type': 'text/plain' });
+    for (const r of [ok, refused]) {
+      expect(r.headers['x-frame-options']).to.equal('DENY');
+      expect(r.headers['content-type']).to.equal('application/json; charset=utf-8');
+      expect(r.headers['x-request-id']).to.be.a('string');
+    }
+    expect(ok.text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
+    expect(refused.status).to.equal(415);
+  });
+
+  it("leaves the fallback's replies to the fallback", async () => {
+    const r = await post(server.url + '/nope/deeper', '{}');
+    expect(r.status).to.equal(418);
+    expect(r.headers['x-frame-options']).to.equal(undefined);
+  });
+});

@@ -9,7 +9,7 @@ export {
 export { ConfigError } from './config/config-error.js';
 export { ENV_OVERRIDES, type EnvOverride } from './config/env-overrides.js';
 export type { ServerConfig } from './config/server-config.js';
-export { createServerLogger, type ServerLogger } from './logger.js';
+export { createServerLogger, logDestination, type ServerLogger } from './logger.js';
 export {
   ServerMetrics,
   type ServerMetricsOptions,

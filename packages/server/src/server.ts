@@ -18,7 +18,7 @@ import type { ServerConfig } from './config/server-config.js';
 import { closeGracefully } from './http/close-gracefully.js';
 import { createFallback } from './http/fallback.js';
 import { RequestTracker } from './http/request-tracker.js';
-import { withSecurityHeaders } from './http/security-headers.js';
+import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
@@ -273,19 +273,18 @@ function createListeners(
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
   const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');
-  // Without a fallback the core's listener answers every POST under the mount as JSON-RPC.
+  // Without a fallback the core's listener answers every POST under the mount as JSON-RPC;
+  // inside the fallback, whose replies get the security headers set one by one.
   const otherPosts = createNodeListener(rpc, config.endpoints);
+  // RPC replies carry the security headers in their one writeHead; the fallback's get them set.
   const listener = createNodeListener(rpc, {
     ...config.endpoints,
-    fallback: createFallback({
-      ready,
-      metrics: separate ? undefined : scrape,
-      metricsToken,
-      onError,
-      otherPosts,
-    }),
+    headers: SECURITY_HEADERS,
+    fallback: withSecurityHeaders(
+      createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError, otherPosts }),
+    ),
   });
-  const handler = tracker.wrap(withSecurityHeaders(listener));
+  const handler = tracker.wrap(listener);
   const server = createServer(handler);
   // The second listener serves everything the first does; clients come for its sockets.
   const socketServer = config.websocket.port === false ? undefined : createServer(handler);

@@ -28,7 +28,11 @@ const MAX_BATCH = 256;
  * starting another. A lookup is abandoned only when every call waiting for it is gone.
  */
 export class Coalescer {
-  private readonly inFlight = new Map<string, Batch>();
+  /** Per searchTransactionHistory, keyed by the signature itself: no key is built per lookup. */
+  private readonly inFlight = new Map<boolean, Map<string, Batch>>([
+    [false, new Map()],
+    [true, new Map()],
+  ]);
   private readonly filling = new Map<boolean, Batch>();
 
   constructor(
@@ -42,13 +46,13 @@ export class Coalescer {
     signal?: AbortSignal,
   ): Promise<CoalescedAnswer> {
     const batchOf = new Map<string, Batch>();
+    const inFlight = this.inFlight.get(searchTransactionHistory)!;
     for (const signature of signatures) {
-      const key = keyOf(signature, searchTransactionHistory);
-      let batch = this.inFlight.get(key);
+      let batch = inFlight.get(signature);
       if (!batch || batch.abandoned) {
         batch = this.fillingBatch(searchTransactionHistory);
         batch.signatures.push(signature);
-        this.inFlight.set(key, batch);
+        inFlight.set(signature, batch);
       }
       batchOf.set(signature, batch);
     }
@@ -81,17 +85,12 @@ export class Coalescer {
     const signal = AbortSignal.any([batch.abandonSignal, AbortSignal.timeout(this.deadlineMs)]);
     batch.settle(
       this.runner(batch.signatures, history, signal).finally(() => {
-        for (const s of batch.signatures) {
-          const key = keyOf(s, history);
-          if (this.inFlight.get(key) === batch) this.inFlight.delete(key);
-        }
+        const inFlight = this.inFlight.get(history)!;
+        for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
       }),
     );
   }
 }
-
-const keyOf = (signature: string, history: boolean): string =>
-  history ? `h:${signature}` : `r:${signature}`;
 
 /** Signatures that go to the upstreams in one request, and the calls waiting for them. */
 class Batch {

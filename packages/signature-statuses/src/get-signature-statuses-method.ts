@@ -6,6 +6,7 @@ import {
   type GetSignatureStatusesParams,
   type GetSignatureStatusesResult,
 } from './generated/schemas.js';
+import { resultJson } from './result-json.js';
 import type { LookupOptions } from './status-chain.js';
 
 export type Lookup = (
@@ -44,7 +45,12 @@ export function getSignatureStatusesMethod(
     result: getSignatureStatusesResultSchema,
     paramsError: agaveParamsError,
     errorNullOnPathStyle: true,
-    handler: ([signatures, config], ctx) =>
-      lookup(signatures, new CallLookupOptions(config?.searchTransactionHistory === true, ctx)),
+    handler: ([signatures, config], ctx) => {
+      const answer = lookup(
+        signatures,
+        new CallLookupOptions(config?.searchTransactionHistory === true, ctx),
+      );
+      return answer instanceof Promise ? answer.then(resultJson) : resultJson(answer);
+    },
   });
 }

@@ -53,6 +53,24 @@ describe('signature statuses: request coalescing', () => {
     expect(up.requests[0]!.signatures).to.have.members(sigs).and.have.length(10);
   });
 
+  it('the same signature asked with and without searchTransactionHistory goes out in two requests, each once', async () => {
+    const sig = randomSignature();
+    await Promise.all([
+      plugin.lookup([sig]),
+      plugin.lookup([sig], { searchTransactionHistory: true }),
+      plugin.lookup([sig]),
+      plugin.lookup([sig], { searchTransactionHistory: true }),
+    ]);
+    expect(up.requestCount).to.equal(2);
+    expect(
+      up.requests.map(
+        (r) =>
+          (r.config as { searchTransactionHistory?: boolean } | undefined)?.searchTransactionHistory === true,
+      ),
+    ).to.have.members([false, true]);
+    for (const r of up.requests) expect(r.signatures).to.deep.equal([sig]);
+  });
+
   it('never sends more than 256 signatures in one upstream request', async () => {
     const sigs = randomSignatures(600);
     const answers = await Promise.all([

@@ -15,26 +15,45 @@ export function nodeExchange(
   path: string,
   query: string,
   parsedBody: unknown,
-  readBody: (limit: number) => Promise<BodyText> = (limit) => readRequestBody(req, limit),
+  readBody?: (limit: number) => Promise<BodyText>,
 ): HttpExchange {
-  return {
-    method: req.method ?? 'GET',
-    path,
-    query,
-    headers: req.headers,
-    header: (name) => {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    },
-    remoteAddress: req.socket.remoteAddress,
-    parsedBody,
-    readBody,
-    onClientGone: (listener) => {
-      res.once('close', () => {
-        if (!res.writableFinished) listener();
-      });
-    },
-  };
+  return new NodeExchange(req, res, path, query, parsedBody, readBody);
+}
+
+/** A class, not an object literal of closures: one allocation per request, methods shared. */
+class NodeExchange implements HttpExchange {
+  readonly method: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly remoteAddress: string | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly path: string,
+    readonly query: string,
+    readonly parsedBody: unknown,
+    private readonly reader: ((limit: number) => Promise<BodyText>) | undefined,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.headers = req.headers;
+    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  readBody(limit: number): Promise<BodyText> {
+    return this.reader ? this.reader(limit) : readRequestBody(this.req, limit);
+  }
+
+  onClientGone(listener: () => void): void {
+    const res = this.res;
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
 }
 
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<BodyText> {
@@ -65,16 +84,35 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bo
   });
 }
 
-export function writeReply(res: ServerResponse, reply: HttpReply): void {
+/**
+ * Headers a host adds to every reply (security headers, say), as name-value pairs made
+ * once, so that each reply is written with one `writeHead` of one flat array: no
+ * `setHeader` per header, and no merge of Node's progressive headers with the reply's.
+ */
+export type FixedHeaders = readonly (readonly [name: string, value: string])[];
+
+export function fixedHeaders(headers: Readonly<Record<string, string>> | undefined): FixedHeaders {
+  return Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const);
+}
+
+/**
+ * Writes the reply's head in one call. With fixed headers, one flat array: the fixed
+ * first, then the reply's own, which win a clash. Without, the reply's object, merged by
+ * Node with whatever a host set before (Express middleware), positions kept.
+ */
+export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHeaders = []): void {
   if (res.headersSent || res.destroyed) return;
   if (reply.lingerBeforeClose === true) lingerThenClose(res);
-  if (reply.body === undefined) {
-    res.writeHead(reply.status, reply.headers);
-    res.end();
-    return;
+  const own = reply.headers;
+  if (reply.body !== undefined) own['content-length'] = String(Buffer.byteLength(reply.body));
+  if (fixed.length === 0) {
+    res.writeHead(reply.status, own);
+  } else {
+    const head: string[] = [];
+    for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
+    for (const name in own) head.push(name, own[name]!);
+    res.writeHead(reply.status, head);
   }
-  reply.headers['content-length'] = String(Buffer.byteLength(reply.body));
-  res.writeHead(reply.status, reply.headers);
   res.end(reply.body);
 }
 

@@ -1,13 +1,19 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MountOptions } from '../http-handler.js';
 import type { Rpc } from '../rpc.js';
-import { nodeExchange, splitUrl, writeReply } from './node-exchange.js';
+import { fixedHeaders, nodeExchange, splitUrl, writeReply } from './node-exchange.js';
 
 export interface NodeListenerOptions extends MountOptions {
   /** Where the endpoints live, e.g. `/rpc`. Default `/`. */
   readonly mountPath?: string;
   /** Answers requests that are not for an RPC endpoint (health checks, metrics). Default: 404 with a JSON-RPC error. */
   readonly fallback?: RequestListener;
+  /**
+   * Headers every RPC reply carries besides its own (security headers, say), written in
+   * the reply's one `writeHead`: cheaper than `res.setHeader` before the listener. The
+   * reply's own headers win a clash. The fallback's replies are the fallback's to head.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
@@ -19,6 +25,7 @@ const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not
 export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}): RequestListener {
   const mount = options.mountPath?.replace(/\/+$/, '') ?? '';
   const fallback = options.fallback ?? notFound;
+  const fixed = fixedHeaders(options.headers);
   return (req, res) => {
     const { path: fullPath, query } = splitUrl(req.url);
     // `/rpc` mounts `/rpc` and `/rpc/...`, not `/rpcx`.
@@ -44,7 +51,7 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
     }
     void rpc
       .handle(nodeExchange(req, res, below!, query, undefined), target)
-      .then((reply) => writeReply(res, reply));
+      .then((reply) => writeReply(res, reply, fixed));
   };
 }
 

@@ -17,9 +17,10 @@ export class RequestTracker {
   wrap(listener: RequestListener): RequestListener {
     return (req, res) => {
       this.count += 1;
-      res.once('finish', () => this.onResponse(res.statusCode));
-      // 'close' fires for finished and for abandoned responses alike.
+      // 'close' fires for finished and for abandoned responses alike: one listener serves
+      // both, and a response counts once it was ended (handed whole to the socket).
       res.once('close', () => {
+        if (res.writableEnded) this.onResponse(res.statusCode);
         this.count -= 1;
         if (this.count === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
       });

@@ -1,5 +1,6 @@
 import type { CallEvent } from '@rollup-router/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DeferredCounts } from './deferred-counts.js';
 
 /** What the metrics need to know of a node: the routes registry's NodeStatus has it. */
 export interface NodeView {
@@ -33,6 +34,19 @@ export interface ServerMetricsOptions {
   readonly sockets?: () => { connections: number; subscriptions: number; pendingSignatures: number };
 }
 
+/** One method's series, made once: a call allocates no label object. */
+interface MethodSeries {
+  readonly codes: DeferredCounts<number, 'method' | 'code'>;
+  readonly ok: { readonly method: string; readonly outcome: 'ok' };
+  readonly error: { readonly method: string; readonly outcome: 'error' };
+}
+
+const methodSeries = (method: string): MethodSeries => ({
+  codes: new DeferredCounts((code) => ({ method, code: String(code) })),
+  ok: { method, outcome: 'ok' },
+  error: { method, outcome: 'error' },
+});
+
 const PREFIX = 'rollup_router_';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -43,7 +57,9 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export class ServerMetrics {
   readonly registry = new Registry();
-  private methods: ReadonlySet<string> | undefined;
+  /** Per served method and `other`, made at the first call (the method list is read then). */
+  private series: Map<string, MethodSeries> | undefined;
+  private readonly statuses = new DeferredCounts<number, 'status'>((status) => ({ status: String(status) }));
   private readonly methodNames: () => readonly string[];
   private readonly calls: Counter<'method' | 'code'>;
   private readonly callSeconds: Histogram<'method' | 'outcome'>;
@@ -67,6 +83,7 @@ export class ServerMetrics {
       'calls_total',
       'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
       ['method', 'code'],
+      (c) => this.flushCalls(c),
     );
     this.callSeconds = this.histogram(
       'call_duration_seconds',
@@ -77,6 +94,7 @@ export class ServerMetrics {
       'http_responses_total',
       'HTTP responses by status (401 unauthorized, 413 too large, 429 rate limited, 503 draining, ...).',
       ['status'],
+      (c) => this.statuses.flushInto(c),
     );
     this.gauge('http_inflight_requests', 'HTTP requests being answered.', [], (g) =>
       g.set(options.inflight()),
@@ -156,8 +174,28 @@ export class ServerMetrics {
     );
   }
 
-  private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
-    return new Counter({ name: PREFIX + name, help, labelNames, registers: [this.registry] });
+  private flushCalls(counter: Counter<'method' | 'code'>): void {
+    for (const series of this.series?.values() ?? []) series.codes.flushInto(counter);
+  }
+
+  /** `collect` adds counts kept outside prom-client (the per-call ones) when a scrape reads them. */
+  private counter<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect?: (counter: Counter<L>) => void,
+  ): Counter<L> {
+    return new Counter({
+      name: PREFIX + name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect && {
+        collect(this: Counter<L>) {
+          collect(this);
+        },
+      }),
+    });
   }
 
   private histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
@@ -191,14 +229,14 @@ export class ServerMetrics {
   }
 
   readonly observeCall = (e: CallEvent): void => {
-    this.methods ??= new Set(this.methodNames());
-    const method = this.methods.has(e.method) ? e.method : 'other';
-    this.calls.inc({ method, code: String(e.code) });
-    this.callSeconds.observe({ method, outcome: e.code === 0 ? 'ok' : 'error' }, e.durationMs / 1000);
+    this.series ??= new Map([...this.methodNames(), 'other'].map((m) => [m, methodSeries(m)]));
+    const series = this.series.get(e.method) ?? this.series.get('other')!;
+    series.codes.add(e.code);
+    this.callSeconds.observe(e.code === 0 ? series.ok : series.error, e.durationMs / 1000);
   };
 
   readonly observeResponse = (status: number): void => {
-    this.responses.inc({ status: String(status) });
+    this.statuses.add(status);
   };
 
   readonly observeUpstream = (upstream: string, outcome: string, ms: number): void => {
