@@ -1,5 +1,6 @@
 // One test per row of the wire contract's envelope, HTTP and error tables
 // (/shared/spec/wire-contract.md), on both endpoint styles and through both adapters.
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import express from 'express';
 import {
@@ -41,7 +42,8 @@ function buildRpc(log = memoryLog()): Rpc {
       defineMethod<unknown, never>({
         name: 'broken',
         handler: () => {
-          throw new Error('secret detail at /work/main/src/file.ts:12');
+          // A real file path of this checkout: the reply must not carry it.
+          throw new Error(`secret detail at ${fileURLToPath(import.meta.url)}:12`);
         },
       }),
       defineMethod<unknown, never>({

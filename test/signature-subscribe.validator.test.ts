@@ -1,5 +1,5 @@
 // signatureSubscribe through our socket next to validator A's own (the offline base chain of
-// /work/shared/peers): real transactions, real clients (@solana/kit, @solana/web3.js v1).
+// ../shared/peers from the repository root, or PEERS_DIR): real transactions, real clients (@solana/kit, @solana/web3.js v1).
 // Our notifications must equal the validator's, and come within 1 s of them.
 import { expect } from 'chai';
 import { createServer } from 'node:net';
