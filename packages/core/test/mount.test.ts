@@ -2,13 +2,16 @@ import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
 import { listen, post, type Listening } from '@rollup-router/test-support/http';
 
+const pingRpc = () =>
+  createRpc({
+    logger: createLogger({ level: 'silent' }),
+    methods: [defineMethod<[], string>({ name: 'ping', handler: () => 'pong' })],
+  });
+
 describe('createNodeListener with a mountPath', () => {
   let server: Listening;
   before(async () => {
-    const rpc = createRpc({
-      logger: createLogger({ level: 'silent' }),
-      methods: [defineMethod<[], string>({ name: 'ping', handler: () => 'pong' })],
-    });
+    const rpc = pingRpc();
     server = await listen(
       createNodeListener(rpc, {
         mountPath: '/rpc/',
@@ -41,10 +44,7 @@ describe('createNodeListener with a mountPath', () => {
 describe('createNodeListener with headers', () => {
   let server: Listening;
   before(async () => {
-    const rpc = createRpc({
-      logger: createLogger({ level: 'silent' }),
-      methods: [defineMethod<[], string>({ name: 'ping', handler: () => 'pong' })],
-    });
+    const rpc = pingRpc();
     server = await listen(
       createNodeListener(rpc, {
         // A clash with a header of the reply's own: the reply's wins.
