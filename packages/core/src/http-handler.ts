@@ -19,7 +19,7 @@ import {
 } from './exchange.js';
 import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
-import type { RateLimit } from './rate-limit.js';
+import { RateLimit } from './rate-limit.js';
 import { requestIdOf } from './request-id-header.js';
 import { validateOptions } from './validation.js';
 
@@ -145,12 +145,14 @@ export class HttpHandler {
     const limit = this.policy.rateLimit;
     if (limit === undefined) return answer();
     // Every request is charged, whatever its body: garbage must not be free.
-    const points = Array.isArray(body) ? Math.max(1, body.length) : 1;
-    return this.rateLimited(limit, ex, points).then((limited) => {
-      if (limited === undefined) return answer();
-      headers['retry-after'] = String(limited);
-      return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
-    });
+    const points = RateLimit.pointsFor(body);
+    return limit
+      .retryAfter(limit.clientKey(ex.remoteAddress, ex.header('x-forwarded-for')), points, this.log)
+      .then((limited) => {
+        if (limited === undefined) return answer();
+        headers['retry-after'] = String(limited);
+        return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
+      });
   }
 
   private dispatchBody(
@@ -226,19 +228,6 @@ export class HttpHandler {
     return declared > this.policy.maxBodyBytes
       ? Promise.resolve(BODY_TOO_LARGE)
       : ex.readBody(this.policy.maxBodyBytes);
-  }
-
-  /** Seconds to wait when the client is over its budget; a batch costs one point per call. */
-  private async rateLimited(limit: RateLimit, ex: HttpExchange, points: number): Promise<number | undefined> {
-    const key = limit.clientKey(ex.remoteAddress, ex.header('x-forwarded-for'));
-    try {
-      const decision = await limit.consume(key, points);
-      return decision.allowed ? undefined : decision.retryAfterSeconds;
-    } catch (err) {
-      // A shared store that is down must not take the service down with it: fail open, loudly.
-      this.log.error({ err }, 'rate limit store failed; request allowed');
-      return undefined;
-    }
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { clientAddressOf, type ClientAddressOf, type TrustProxy } from './client-address.js';
 
@@ -37,6 +38,25 @@ export class RateLimit {
         return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
       }
       throw rejection;
+    }
+  }
+
+  /** What a message costs: one point per call, so a batch cannot buy many calls for one. */
+  static pointsFor(body: unknown): number {
+    return Array.isArray(body) ? Math.max(1, body.length) : 1;
+  }
+
+  /**
+   * Seconds the client must wait, or undefined when the call may go on. A shared store that
+   * is down must not take the service down with it: its failure is logged and the call allowed.
+   */
+  async retryAfter(key: string, points: number, log: Logger): Promise<number | undefined> {
+    try {
+      const decision = await this.consume(key, points);
+      return decision.allowed ? undefined : decision.retryAfterSeconds;
+    } catch (err) {
+      log.error({ err }, 'rate limit store failed; request allowed');
+      return undefined;
     }
   }
 }

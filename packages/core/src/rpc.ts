@@ -247,14 +247,10 @@ export class Rpc {
     if (this.draining) return { code: ErrorCode.SHUTTING_DOWN };
     const limit = this.access.rateLimit;
     if (limit === undefined || key === undefined) return undefined;
-    try {
-      const decision = await limit.consume(key, Array.isArray(body) ? Math.max(1, body.length) : 1);
-      if (!decision.allowed)
-        return { code: ErrorCode.RATE_LIMITED, data: { retryAfterSeconds: decision.retryAfterSeconds } };
-    } catch (err) {
-      this.logger.error({ err }, 'rate limit store failed; message allowed');
-    }
-    return undefined;
+    const retryAfterSeconds = await limit.retryAfter(key, RateLimit.pointsFor(body), this.logger);
+    return retryAfterSeconds === undefined
+      ? undefined
+      : { code: ErrorCode.RATE_LIMITED, data: { retryAfterSeconds } };
   }
 
   /** Observes every call's outcome (metrics). Returns a function that stops observing. */
