@@ -1,6 +1,6 @@
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const DIGIT = new Int8Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+// V8's compiled regexp checks the alphabet faster than a table loop in JavaScript.
+const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]*$/;
 
 /**
  * The longest text measured. The magnitude's work grows with the square of the length,
@@ -12,46 +12,58 @@ export const MAX_BASE58_TEXT = 256;
 /** The most characters base58 text of `bytes` bytes can have: 88 for 64, 44 for 32 (Agave's bounds). */
 export const maxBase58Length = (bytes: number): number => Math.ceil((bytes * Math.log(256)) / Math.log(58));
 
-/** Limbs of the magnitude: 24 bits, so a limb times 58^4 plus a carry stays exact in a double. */
-const LIMB = 2 ** 24;
+/**
+ * '' when `text` is base58 of exactly `size` bytes, else why not, in Agave's words:
+ * 'WrongSize' for text longer than base58 of `size` bytes can be (before any decoding,
+ * as Agave checks) or decoding to another size, 'Invalid' for text that is not base58.
+ */
+export function base58Failure(text: string, size: number): '' | 'Invalid' | 'WrongSize' {
+  if (text.length > maxBase58Length(size)) return 'WrongSize';
+  const length = base58DecodedLength(text);
+  return length === size ? '' : length === -1 ? 'Invalid' : 'WrongSize';
+}
+
+/**
+ * Per count of significant digits n: the byte length of the smallest n-digit number,
+ * and the one power of 256 inside the n-digit range (58^(n-1), 58^n) written as n
+ * base58 digits, or '' when none falls inside (58 < 256, so there is at most one).
+ */
+const LOW_BYTES: number[] = [0];
+const BOUNDARY: string[] = [''];
+{
+  const bytesOf = (v: bigint): number => (v === 0n ? 0 : Math.ceil(v.toString(16).length / 2));
+  const digits = (v: bigint, n: number): string => {
+    let s = '';
+    for (let x = v; x > 0n; x /= 58n) s = ALPHABET[Number(x % 58n)]! + s;
+    return s.padStart(n, '1');
+  };
+  for (let n = 1, low = 1n; n <= MAX_BASE58_TEXT; n++, low *= 58n) {
+    const k = bytesOf(low);
+    const next = 1n << BigInt(8 * k);
+    LOW_BYTES.push(k);
+    BOUNDARY.push(next < low * 58n ? digits(next, n) : '');
+  }
+}
 
 /**
  * How many bytes base58 text decodes to, or -1 when it is not base58 or is longer than
- * MAX_BASE58_TEXT (refused before any work, whatever its length). Validation only
- * needs the length, and a full decode (base-x's byte-by-byte long multiplication) costs
- * six times more: 256 signatures per call made it the hot path's largest cost. Leading
- * '1's are zero bytes; the rest is a base-58 number whose magnitude gives the length,
- * computed four digits at a time in 24-bit limbs of plain numbers: a BigInt per step
- * allocated, which made it a third slower and left garbage for every fresh signature.
+ * MAX_BASE58_TEXT (refused before any work, whatever its length). Validation only needs
+ * the length, not the bytes, and every signature of every call is checked, so this is
+ * on the hot path. Leading '1's are zero bytes; the rest is a number whose byte length
+ * follows from its digit count and one comparison with the power of 256 inside that
+ * digit count's range: base58's alphabet is in ASCII order, so among texts of the same
+ * length string order is numeric order. No arithmetic, no allocation (a magnitude
+ * computed in limbs cost 0.87 µs per signature, ten times this).
  */
 export function base58DecodedLength(text: string): number {
-  if (text.length > MAX_BASE58_TEXT) return -1;
+  const length = text.length;
+  if (length > MAX_BASE58_TEXT) return -1;
+  if (!BASE58_TEXT.test(text)) return -1;
   let zeros = 0;
-  while (zeros < text.length && text.charCodeAt(zeros) === 49) zeros++;
-  const limbs: number[] = [];
-  let i = zeros;
-  while (i < text.length) {
-    let chunk = 0;
-    let scale = 1;
-    const end = Math.min(i + 4, text.length);
-    for (; i < end; i++) {
-      const c = text.charCodeAt(i);
-      const d = c < 128 ? DIGIT[c]! : -1;
-      if (d < 0) return -1;
-      chunk = chunk * 58 + d;
-      scale *= 58;
-    }
-    let carry = chunk;
-    for (let k = 0; k < limbs.length; k++) {
-      const x = limbs[k]! * scale + carry;
-      carry = Math.floor(x / LIMB);
-      limbs[k] = x - carry * LIMB;
-    }
-    for (; carry > 0; carry = Math.floor(carry / LIMB)) limbs.push(carry % LIMB);
-  }
-  let top = limbs.length - 1;
-  while (top >= 0 && limbs[top] === 0) top--;
-  if (top < 0) return zeros;
-  const bits = 24 * top + (32 - Math.clz32(limbs[top]!));
-  return zeros + Math.ceil(bits / 8);
+  while (zeros < length && text.charCodeAt(zeros) === 49) zeros++;
+  const n = length - zeros;
+  if (n === 0) return zeros;
+  const boundary = BOUNDARY[n]!;
+  const rest = zeros === 0 ? text : text.slice(zeros);
+  return zeros + LOW_BYTES[n]! + (boundary !== '' && rest >= boundary ? 1 : 0);
 }

@@ -1,6 +1,6 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { _, Ajv2020, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { base58DecodedLength, maxBase58Length } from './base58.js';
+import { base58Failure } from './base58.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
 
@@ -21,79 +21,31 @@ const ajv = new Ajv2020({
 addFormats(ajv);
 
 /**
- * Text already found valid, per size. Clients poll the same signatures until they land,
- * so most checks are repeats; remembering valid text makes a repeat a hash lookup
- * instead of a base58 magnitude computation (32% of a 256-signature call under
- * --cpu-prof). Two generations bound the memory: when the young one is full it becomes
- * the old one and the previous old one is dropped whole. (Evicting one entry at a time
- * from the front of a Set walks V8's tombstones: it made fresh 256-signature calls 2.5x
- * slower.) Only valid text is kept, so nothing invalid is ever let through.
- */
-const GENERATION_SIZE = 2_048;
-
-class KnownValid {
-  private young = new Set<string>();
-  private old = new Set<string>();
-
-  has(text: string): boolean {
-    return this.young.has(text) || this.old.has(text);
-  }
-
-  add(text: string): void {
-    if (this.young.size >= GENERATION_SIZE) {
-      this.old = this.young;
-      this.young = new Set();
-    }
-    this.young.add(text);
-  }
-}
-
-const knownValid = new Map<number, KnownValid>();
-
-function isKnownValid(size: number, text: string): boolean {
-  return knownValid.get(size)?.has(text) === true;
-}
-
-function rememberValid(size: number, text: string): void {
-  let known = knownValid.get(size);
-  if (!known) knownValid.set(size, (known = new KnownValid()));
-  known.add(text);
-}
-
-/**
  * `base58Bytes: N` - base58 text that decodes to exactly N bytes (Solana public keys are
  * 32, signatures 64). Fails with `reason: "Invalid"` for text that is not base58 and
- * `"WrongSize"` for the wrong length: Agave's two error texts.
+ * `"WrongSize"` for the wrong length: Agave's two error texts. Over-long text is the
+ * wrong size before anything else, as in Agave, and is refused without being measured,
+ * so the schemas need no `maxLength` beside it.
+ *
+ * A code keyword: ajv inlines one call of `base58Failure(data, N)` per value. As a
+ * `validate` keyword, ajv built a context object and an instance path string for every
+ * signature, which cost more than the base58 check itself.
  */
 ajv.addKeyword({
   keyword: 'base58Bytes',
   type: 'string',
   schemaType: 'number',
-  errors: true,
-  validate: function base58Bytes(this: unknown, size: number, data: string): boolean {
-    if (isKnownValid(size, data)) return true;
-    const self = base58Bytes as unknown as { errors: Partial<ErrorObject>[] };
-    // Over-long text is the wrong size before it is anything else, as in Agave, and is
-    // refused without being measured.
-    const length = data.length > maxBase58Length(size) ? size + 1 : base58DecodedLength(data);
-    if (length === -1) {
-      self.errors = [
-        { keyword: 'base58Bytes', message: 'must be base58 text', params: { reason: 'Invalid', size } },
-      ];
-      return false;
-    }
-    if (length !== size) {
-      self.errors = [
-        {
-          keyword: 'base58Bytes',
-          message: `must decode to ${size} bytes`,
-          params: { reason: 'WrongSize', size },
-        },
-      ];
-      return false;
-    }
-    rememberValid(size, data);
-    return true;
+  code(cxt: KeywordCxt) {
+    const { gen, data, schemaCode } = cxt;
+    const check = gen.scopeValue('func', { ref: base58Failure });
+    const reason = gen.const('reason', _`${check}(${data}, ${schemaCode})`);
+    cxt.setParams({ reason });
+    cxt.fail(_`${reason} !== ""`);
+  },
+  error: {
+    message: ({ params, schemaCode }) =>
+      _`${params.reason} === "Invalid" ? "must be base58 text" : "must decode to " + ${schemaCode} + " bytes"`,
+    params: ({ params, schemaCode }) => _`{reason: ${params.reason}, size: ${schemaCode}}`,
   },
 });
 

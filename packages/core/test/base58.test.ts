@@ -26,4 +26,16 @@ describe('base58DecodedLength', () => {
       { numRuns: 5000 },
     );
   });
+
+  it('is exact at every power of 256, where the byte length steps (and one below it)', () => {
+    for (let k = 1; k <= 120; k++) {
+      for (const zeros of [0, 1, 3]) {
+        const lead = new Array<number>(zeros).fill(0);
+        const power = Uint8Array.from([...lead, 1, ...new Array<number>(k).fill(0)]);
+        const below = Uint8Array.from([...lead, ...new Array<number>(k).fill(255)]);
+        expect(base58DecodedLength(bs58.encode(power)), `256^${k}`).to.equal(power.length);
+        expect(base58DecodedLength(bs58.encode(below)), `256^${k} - 1`).to.equal(below.length);
+      }
+    }
+  });
 });

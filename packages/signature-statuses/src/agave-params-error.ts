@@ -15,9 +15,5 @@ export function agaveParamsError(failure: ValidationFailure): RpcError | undefin
   if (failure.rule === 'base58Bytes' && failure.path.startsWith('/params/0/')) {
     return new RpcError(ErrorCode.INVALID_PARAMS, `Invalid param: ${String(failure.params.reason)}`);
   }
-  // Agave checks the length before decoding: over-long text is WrongSize.
-  if (failure.rule === 'maxLength' && /^\/params\/0\/\d+$/.test(failure.path)) {
-    return new RpcError(ErrorCode.INVALID_PARAMS, 'Invalid param: WrongSize');
-  }
   return undefined;
 }

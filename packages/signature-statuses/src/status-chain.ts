@@ -55,8 +55,12 @@ export class StatusChain {
   /** Synchronous when the layers know every signature; a promise only when an upstream is asked. */
   lookup(signatures: readonly string[], options: LookupOptions = {}): Answer {
     if (!this.running) throw new Error('signature-statuses: lookup before start() or after stop()');
-    const distinct = signatures.length === 1 ? signatures : [...new Set(signatures)];
-    return this.fromLayer(0, distinct, signatures, new Map(), options);
+    // `found` is also the set of distinct signatures: one hash table built per call, not
+    // a Set and then a Map (hashing 256 fresh signatures was a fifth of the call).
+    const found: Found = new Map();
+    for (const signature of signatures) found.set(signature, null);
+    const distinct = found.size === signatures.length ? signatures : [...found.keys()];
+    return this.fromLayer(0, distinct, signatures, found, options);
   }
 
   async start(log: PluginContext['log']): Promise<void> {
