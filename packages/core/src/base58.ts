@@ -31,17 +31,26 @@ export function base58Failure(text: string, size: number): '' | 'Invalid' | 'Wro
 const LOW_BYTES: number[] = [0];
 const BOUNDARY: string[] = [''];
 {
-  const bytesOf = (v: bigint): number => (v === 0n ? 0 : Math.ceil(v.toString(16).length / 2));
-  const digits = (v: bigint, n: number): string => {
-    let s = '';
-    for (let x = v; x > 0n; x /= 58n) s = ALPHABET[Number(x % 58n)]! + s;
-    return s.padStart(n, '1');
-  };
-  for (let n = 1, low = 1n; n <= MAX_BASE58_TEXT; n++, low *= 58n) {
-    const k = bytesOf(low);
-    const next = 1n << BigInt(8 * k);
-    LOW_BYTES.push(k);
-    BOUNDARY.push(next < low * 58n ? digits(next, n) : '');
+  // The base58 digits of 256^k (least significant first), one multiplication by 256 per
+  // k: every power of 256 up to the longest text, in well under a millisecond.
+  const digits = [1];
+  for (let k = 1; LOW_BYTES.length <= MAX_BASE58_TEXT; k++) {
+    let carry = 0;
+    for (let i = 0; i < digits.length; i++) {
+      const x = digits[i]! * 256 + carry;
+      digits[i] = x % 58;
+      carry = Math.floor(x / 58);
+    }
+    for (; carry > 0; carry = Math.floor(carry / 58)) digits.push(carry % 58);
+    // 256^(k-1) < 58^(n-1) < 256^k for every digit count n up to that of 256^k: k bytes.
+    while (LOW_BYTES.length < digits.length) {
+      LOW_BYTES.push(k);
+      BOUNDARY.push('');
+    }
+    if (digits.length <= MAX_BASE58_TEXT) {
+      LOW_BYTES.push(k);
+      BOUNDARY.push(digits.map((d) => ALPHABET[d]!).reverse().join(''));
+    }
   }
 }
 
