@@ -49,7 +49,12 @@ const BOUNDARY: string[] = [''];
     }
     if (digits.length <= MAX_BASE58_TEXT) {
       LOW_BYTES.push(k);
-      BOUNDARY.push(digits.map((d) => ALPHABET[d]!).reverse().join(''));
+      BOUNDARY.push(
+        digits
+          .map((d) => ALPHABET[d]!)
+          .reverse()
+          .join(''),
+      );
     }
   }
 }
