@@ -10,6 +10,7 @@ import { compare } from './lib/compare.mjs';
 import { machineInfo, machineSlug } from './lib/machine.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
+import { computeOptionLines } from './lib/goals.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
@@ -66,7 +67,8 @@ const header = [
     'upstream: the same for the process behind it (stand-in or validator A); others: the highest share of a CPU ' +
     'that processes outside the bench used in one round',
   'production settings: the reference server (loadConfig + startServer) with info call logs to a file, metrics on, ' +
-    'default headers; lean: logs silent, metrics off',
+    'default headers; lean: logs silent, metrics off; sampled (an option, not the default): production with ' +
+    'callLog.sampleRate 0.01',
 ];
 
 const write = (name, data) => {
@@ -99,11 +101,12 @@ async function main() {
   const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
   const contention = contentionSummary(rows);
   const changes = goalChanges(goals, previous);
+  const optionLines = computeOptionLines(rows);
   const websocket = socketComparison(rows);
   const issue10 = [socketLines(websocket), subscriptions && subscriptionLines(subscriptions)].filter(Boolean);
   console.log(
     `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${issue10.map((t) => `${t}\n\n`).join('')}` +
-      `${textGoals(goals)}\n\n${changes}\n\n${contention}\n`,
+      `${textGoals(goals, optionLines)}\n\n${changes}\n\n${contention}\n`,
   );
   const result = {
     mode: quick ? 'quick' : 'full',
@@ -112,9 +115,10 @@ async function main() {
     contention,
     rows,
     goals,
+    optionLines,
     websocket,
     subscriptions,
-    markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals) },
+    markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals, optionLines) },
   };
   write(`${prefix}${stamp}.json`, result);
   if (options.baseline) write(`baseline-${slug}.json`, result);

@@ -17,7 +17,7 @@ import {
 /** Headers the reference server's listener sets on every answer: checked before a prod/lean row runs. */
 const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
 
-/** The reference server with `settings` (production | lean) and the `statuses` chain. */
+/** The reference server with `settings` (production | lean | sampled) and the `statuses` chain. */
 const server = (settings, statuses, upstream = STANDIN) => ({
   script: 'server.mjs',
   args: ['--settings', settings, '--statuses', statuses],
@@ -64,7 +64,7 @@ function coreCases(isPong) {
 
 /** The getSignatureStatuses rows of `n` signatures, one per answer layer. */
 function statusesCases(settings, n, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {
-  const s = settings === 'production' ? 'prod' : 'lean';
+  const s = PREFIX[settings];
   const freshBodies = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
   const known = {
     check: expectStatuses(n, { allKnown: true }),
@@ -106,9 +106,12 @@ function statusesCases(settings, n, { sigs, primed, fresh1, fresh256, peerAbsent
   ];
 }
 
-/** The reference server's rows with `settings` (production | lean). */
+/** Row id prefixes of the reference server's settings. */
+const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled' };
+
+/** The reference server's rows with `settings` (production | lean | sampled). */
 function serverCases(settings, inputs) {
-  const s = settings === 'production' ? 'prod' : 'lean';
+  const s = PREFIX[settings];
   const memory = server(settings, 'memory');
   const base = { group: 'ours', headers: SECURITY_HEADERS, target: memory, same: true };
   return [
@@ -132,6 +135,22 @@ function serverCases(settings, inputs) {
       check: expectBatch(10),
     },
   ];
+}
+
+/**
+ * prod.getRoutes and prod.statuses-memory-1 with the call log sampled (`callLog.sampleRate`
+ * 0.01), an option and not the default: compared with the goals' baselines and with the
+ * production row itself, which says what the other 99 lines cost.
+ */
+function sampledCases(inputs) {
+  const rows = ['sampled.getRoutes', 'sampled.statuses-memory-1'];
+  return serverCases('sampled', inputs)
+    .filter((c) => rows.includes(c.id))
+    .map((c) => ({
+      ...c,
+      what: c.what.replace('sampled settings', 'production settings, call log sampled 1% (option)'),
+      vs: [...c.vs, c.id.replace(/^sampled\./, 'prod.')],
+    }));
 }
 
 /**
@@ -202,6 +221,7 @@ export function ourCases(inputs) {
     ...coreCases(inputs.isPong),
     ...serverCases('production', inputs),
     ...serverCases('lean', inputs),
+    ...sampledCases(inputs),
     ...socketCases(inputs),
     ...embeddedCases(inputs),
   ];

@@ -24,7 +24,7 @@ const HEAD = [
 const NUMERIC = new Set([2, 3, 4, 5, 6, 7, 8, 10]);
 
 // Start-up notes of a target say what it is (already in "case"); the rest are findings.
-const finding = (n) => !/^(logging on|production settings|lean settings|statuses: )/.test(n);
+const finding = (n) => !/^(logging on|production settings|lean settings|sampled settings|statuses: )/.test(n);
 
 function cells(row) {
   if (row.absent) return [row.id, row.what, 'absent', '', '', '', '', '', '', '', '', row.absent];
@@ -89,17 +89,24 @@ export function textTable(rows) {
 const goalTarget = (g) => (g.atMost !== undefined ? `<= ${g.atMost}x` : `>= ${g.atLeast}x`);
 const goalResult = (g) => (g.met === null ? `n/a (${g.reason})` : g.met ? 'met' : 'MISSED');
 
-export function markdownGoals(goals) {
+// An option line (goals.mjs OPTION_LINES) is informational: the default's target beside it, no verdict.
+const optionTarget = (o) => `(default's goal ${goalTarget(o.defaultGoal)})`;
+const optionResult = (o) => (o.ratio === null ? `n/a (${o.reason})` : 'informational');
+
+export function markdownGoals(goals, optionLines = []) {
   const lines = ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |'];
   for (const g of goals)
     lines.push(`| ${g.name} | ${fmtRatio(g.ratio)} | ${goalTarget(g)} | ${goalResult(g)} |`);
   lines.push('| soak: no RSS growth over 1M mixed calls | | | `npm run bench -- --soak` |');
+  for (const o of optionLines)
+    lines.push(`| ${o.name} | ${fmtRatio(o.ratio)} | ${optionTarget(o)} | ${optionResult(o)} |`);
   return lines.join('\n');
 }
 
-export function textGoals(goals) {
+export function textGoals(goals, optionLines = []) {
   const rows = goals.map((g) => [g.name, fmtRatio(g.ratio), goalTarget(g), goalResult(g)]);
   rows.push(['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak']);
+  for (const o of optionLines) rows.push([o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   return [
     'goals of issue 12 (ratio: median over rounds of the paired ratio):',

@@ -2,7 +2,9 @@
 // the listener `rollup-router` runs (security headers, request tracker, /metrics,
 // /ready), configured from a JSON file like an operator would.
 //   --settings production - per-call info logs to a file, metrics on, default headers;
-//   --settings lean       - logs silent, metrics off (headers stay: they are not optional).
+//   --settings lean       - logs silent, metrics off (headers stay: they are not optional);
+//   --settings sampled    - production with callLog.sampleRate 0.01: 1 successful call in 100
+//                           gets its line, every failure does (an option, not the default).
 //   --statuses memory     - memory cache + SQLite store + upstream (the defaults), primed by the runner;
 //              sqlite     - no memory cache, store only;
 //              upstream   - no memory cache, no store: every call goes upstream;
@@ -16,6 +18,7 @@ const { settings = 'production', statuses = 'memory', upstream } = targetArgs();
 const SETTINGS = {
   production: { logLevel: 'info', metrics: { enabled: true } },
   lean: { logLevel: 'silent', metrics: { enabled: false } },
+  sampled: { logLevel: 'info', metrics: { enabled: true }, callLog: { sampleRate: 0.01 } },
 }[settings];
 const CHAIN = {
   memory: { memory: {}, store: true },

@@ -1,4 +1,5 @@
 import { Call, type CallScope } from './call.js';
+import type { CallLog } from './call-log.js';
 import { ErrorCode } from './codes.js';
 import { errorJson, successJson } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   readonly maxBatchLength: number;
   readonly callDeadlineMs: number;
   readonly validateResults: boolean;
+  /** Which calls get a log line, and at which level. */
+  readonly callLog: CallLog;
 }
 
 // Such an id is echoed exactly only from its source text, which a host's body parser never keeps.
@@ -288,10 +291,9 @@ export class Dispatcher {
     return RpcError.of(ErrorCode.INTERNAL_ERROR).toJSON();
   }
 
-  /** Logs and observes one call's outcome. @internal */
+  /** Logs (as `callLog` says) and observes one call's outcome. @internal */
   finish(scope: CallScope, method: string, code: number, durationMs: number, notification: boolean): void {
-    const ms = Math.round(durationMs * 1000) / 1000;
-    scope.log.info({ reqId: scope.requestId, method, ms, code }, 'call');
+    this.options.callLog.write(scope.log, scope.requestId, method, durationMs, code);
     if (this.listeners.length > 0) {
       const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
       emitGuarded(this.listeners, event, scope.log, 'onCall');

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call.js';
+import { CallLog } from './call-log.js';
 import type { CallOrigin } from './call-context.js';
 import { Cors } from './cors.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from './discovery.js';
@@ -82,6 +83,7 @@ export class Rpc {
       maxBatchLength: limits.maxBatchLength,
       callDeadlineMs: limits.callDeadlineMs,
       validateResults: this.options.validateResults,
+      callLog: new CallLog(this.options.callLog),
     });
     const trustProxy = (rateLimit !== false && rateLimit?.trustProxy) || false;
     this.access = {

@@ -305,6 +305,7 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger, redis: S
       logger: log,
       limits: config.limits,
       websocket: config.websocket.limits,
+      callLog: config.callLog,
       cors: config.cors,
       apiKeys: config.apiKeys,
       rateLimit: config.rateLimit,

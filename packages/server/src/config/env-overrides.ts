@@ -37,6 +37,10 @@ const list = (value: string): string[] =>
 /** A whole number stays a number; anything else is left as text for the schema to reject by name. */
 const integer = (value: string): number | string => (/^\s*\d+\s*$/.test(value) ? Number(value) : value);
 
+/** A decimal number (0.01, 1e-3) stays a number; anything else is left as text for the schema to reject by name. */
+const decimal = (value: string): number | string =>
+  /^\s*(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) ? Number(value) : value;
+
 const OFF = /^(off|false|none)$/i;
 
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -52,6 +56,19 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     key: '/logLevel',
     format: 'fatal|error|warn|info|debug|trace|silent',
     apply: (c, v) => void (c.logLevel = v),
+  },
+  {
+    name: 'ROLLUP_ROUTER_CALL_LOG_LEVEL',
+    key: '/callLog/level',
+    format: 'fatal|error|warn|info|debug|trace; below LOG_LEVEL (debug under info) no call line is written',
+    apply: (c, v) => void (objectAt(c, ['callLog']).level = v.trim()),
+  },
+  {
+    name: 'ROLLUP_ROUTER_CALL_LOG_SAMPLE_RATE',
+    key: '/callLog/sampleRate',
+    format:
+      'a number above 0 and at most 1, e.g. 0.01: one successful call in 100 gets its line (failures all do)',
+    apply: (c, v) => void (objectAt(c, ['callLog']).sampleRate = decimal(v)),
   },
   {
     name: 'ROLLUP_ROUTER_API_KEYS',
