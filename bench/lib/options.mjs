@@ -3,8 +3,8 @@
 
 export const USAGE = `npm run bench [-- options]
 
-  --quick             the main cases only (every goal of issue 12, the WebSocket figures
-                      of issue 10), 3 rounds of 3 s:
+  --quick             the main cases only (every goal of issue 12, the WebSocket rows
+                      of issue 10), 3 rounds of 3 s, no subscription figures:
                       "did this change make us faster" in under 5 minutes
   --rounds N          interleaved rounds per group (BENCH_ROUNDS; full 5, quick 3)
   --duration S        measured seconds per row and round (BENCH_DURATION; full 6, quick 3)
@@ -22,7 +22,8 @@ export const USAGE = `npm run bench [-- options]
                       15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
   --no-subscriptions  skip the subscription figures (memory per idle signatureSubscribe,
                       upstream requests per poll round at 10,000 pending); --only skips
-                      them too unless REGEX matches "subscriptions"
+                      them too unless REGEX matches "subscriptions"; --quick skips them
+                      unless --subscriptions is given
   --baseline          also write bench/results/baseline-<machine>.json
   --soak              1,000,000 mixed requests against the reference server; RSS after
                       100k and after 1M requests, growth > 10% exits non-zero
@@ -43,8 +44,9 @@ const NUMBERS = {
 };
 const FLAGS = ['quick', 'pin', 'peers', 'start-peers', 'subscriptions', 'baseline', 'soak', 'help'];
 const MODE_DEFAULTS = {
-  full: { rounds: 5, duration: 6, warmup: 2, 'round-warmup': 1 },
-  quick: { rounds: 3, duration: 3, warmup: 1, 'round-warmup': 0.5 },
+  full: { rounds: 5, duration: 6, warmup: 2, 'round-warmup': 1, subscriptions: true },
+  // The subscription figures (memory, poll requests) are no speed figures and cost ~40 s.
+  quick: { rounds: 3, duration: 3, warmup: 1, 'round-warmup': 0.5, subscriptions: false },
 };
 
 function parseArgv(argv, o) {
@@ -81,7 +83,7 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     pin: !env.BENCH_NO_PIN,
     peers: true,
     'start-peers': true,
-    subscriptions: true,
+    subscriptions: undefined,
     baseline: false,
     soak: false,
     profile: false,
