@@ -119,10 +119,10 @@ export class StatusChain {
       options.signal,
     );
     let known = 0;
-    for (const [signature, status] of resolved.statuses) {
-      found.set(signature, status);
+    resolved.statuses.forEach((status, i) => {
+      found.set(missing[i]!, status);
       if (status) known += 1;
-    }
+    });
     this.events.lookup('upstream', known);
     this.events.lookup('unknown', missing.length - known);
     return this.context.answer(signatures, found, newest(resolved.contexts));
