@@ -54,6 +54,7 @@ export class Coalescer {
       const signature = signatures[i]!;
       let batch = inFlight.get(signature);
       if (!batch || batch.abandoned) {
+        if (batch) batch.superseded = true;
         batch = this.fillingBatch(searchTransactionHistory);
         batch.signatures.push(signature);
         inFlight.set(signature, batch);
@@ -88,7 +89,9 @@ export class Coalescer {
     batch.settle(
       this.runner(batch.signatures, history, batch.start(this.deadlineMs)).finally(() => {
         const inFlight = this.inFlight.get(history)!;
-        for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
+        // Each signature still points here unless a later lookup took it over.
+        if (!batch.superseded) for (const s of batch.signatures) inFlight.delete(s);
+        else for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
       }),
     );
   }
@@ -103,6 +106,8 @@ class Batch {
   private waiting = 0;
   private readonly detachers: (() => void)[] = [];
   private deadline: NodeJS.Timeout | undefined;
+  /** A later lookup gave one of its signatures to another batch (this one was abandoned). */
+  superseded = false;
 
   constructor() {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));

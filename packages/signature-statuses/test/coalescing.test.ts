@@ -121,6 +121,27 @@ describe('signature statuses: request coalescing', () => {
     expect(up.requestCount).to.equal(2);
   });
 
+  it('a lookup that takes over the signature of an abandoned one stays joinable once the abandoned one ends', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 63));
+    const release = up.hold();
+    const leaving = new AbortController();
+    const gone = plugin.lookup([sig], { signal: leaving.signal }).then(
+      () => 'answered',
+      (e: { code?: number }) => e.code,
+    );
+    await waitFor(() => up.requestCount === 1, 'the first request to reach the upstream');
+    leaving.abort(); // its only caller gone: that lookup is abandoned
+    const takeover = plugin.lookup([sig]);
+    await waitFor(() => up.requestCount === 2, 'the new request to reach the upstream');
+    expect(await gone).to.equal(-32052);
+    const joining = plugin.lookup([sig]);
+    release();
+    expect((await takeover).value).to.deep.equal([status('finalized', 63)]);
+    expect((await joining).value).to.deep.equal([status('finalized', 63)]);
+    expect(up.requestCount).to.equal(2);
+  });
+
   it('a caller that gives up does not cancel the request others wait for', async () => {
     const sig = randomSignature();
     up.statuses.set(sig, status('finalized', 61));
