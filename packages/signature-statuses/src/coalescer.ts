@@ -12,8 +12,8 @@ export type BatchRunner = (
 ) => Promise<UpstreamAnswer>;
 
 export interface CoalescedAnswer {
-  /** A status or null for each signature asked, in the order asked. */
-  readonly statuses: readonly (SignatureStatus | null)[];
+  /** A status or null for each signature asked, in the order asked (an array made for the caller). */
+  readonly statuses: (SignatureStatus | null)[];
   /** The contexts of the upstream answers used (one per batch that had one). */
   readonly contexts: readonly UpstreamContext[];
 }

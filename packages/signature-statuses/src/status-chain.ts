@@ -55,7 +55,7 @@ export class StatusChain {
   /** Synchronous when the layers know every signature; a promise only when an upstream is asked. */
   lookup(signatures: readonly string[], options: LookupOptions = {}): Answer {
     if (!this.running) throw new Error('signature-statuses: lookup before start() or after stop()');
-    const distinct = signatures.length === 1 ? signatures : [...new Set(signatures)];
+    const distinct = signatures.length === 1 ? signatures : distinctOf(signatures);
     return this.fromLayer(0, distinct, signatures, new Map(), options);
   }
 
@@ -90,7 +90,7 @@ export class StatusChain {
       this.settled(i, asked, left, found);
       missing = left;
     }
-    if (missing.length === 0) return this.context.answer(signatures, found);
+    if (missing.length === 0) return this.context.answer(valueOf(signatures, found));
     return this.fromUpstreams(signatures, missing, found, options);
   }
 
@@ -119,13 +119,14 @@ export class StatusChain {
       options.signal,
     );
     let known = 0;
-    resolved.statuses.forEach((status, i) => {
-      found.set(missing[i]!, status);
-      if (status) known += 1;
-    });
+    for (const status of resolved.statuses) if (status) known += 1;
     this.events.lookup('upstream', known);
     this.events.lookup('unknown', missing.length - known);
-    return this.context.answer(signatures, found, newest(resolved.contexts));
+    // No layer knew any and none repeats (fresh signatures): the upstream's answers, in
+    // order, are the value; no map of 256 entries is written and read back.
+    if (missing === signatures) return this.context.answer(resolved.statuses, newest(resolved.contexts));
+    resolved.statuses.forEach((status, i) => found.set(missing[i]!, status));
+    return this.context.answer(valueOf(signatures, found), newest(resolved.contexts));
   }
 
   /** One upstream request for the coalescer: what it teaches is learned once, whoever still waits. */
@@ -151,6 +152,16 @@ export class StatusChain {
     for (let i = 0; i < before; i++) this.layers[i]!.learn?.(known);
   }
 }
+
+/** `signatures` itself when none repeats (the usual call), else each once, in order. */
+function distinctOf(signatures: readonly string[]): readonly string[] {
+  const distinct = new Set(signatures);
+  return distinct.size === signatures.length ? signatures : [...distinct];
+}
+
+/** One entry per requested signature, in request order, duplicates included; null for an unknown one. */
+const valueOf = (signatures: readonly string[], found: Found): (SignatureStatus | null)[] =>
+  signatures.map((s) => found.get(s) ?? null);
 
 const newest = (contexts: readonly UpstreamContext[]): UpstreamContext | undefined =>
   contexts.reduce<UpstreamContext | undefined>(
