@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { JsonRpcClient, redactUrl } from '../src/index.js';
@@ -105,6 +106,26 @@ describe('JsonRpcClient', () => {
     const pending = client.call(server.url, { method: 'hang', timeoutMs: 10_000, signal: controller.signal });
     controller.abort();
     expect(await pending).to.deep.equal({ kind: 'aborted', detail: 'cancelled' });
+  });
+
+  it("leaves no listener on the caller's signal once a call has ended, answered or failed", async () => {
+    server = await node((call, _req, res) =>
+      call.method === 'ok' ? json(res, { jsonrpc: '2.0', result: 1, id: call.id }) : res.destroy(),
+    );
+    // One signal for many calls, as a lookup's deadline is for its upstream calls.
+    const caller = new AbortController().signal;
+    expect(await client.call(server.url, { method: 'ok', timeoutMs: 5000, signal: caller })).to.include({
+      kind: 'reply',
+    });
+    expect(
+      await client.call(server.url, {
+        method: 'drop',
+        timeoutMs: 5000,
+        signal: caller,
+        connectionRetries: 1,
+      }),
+    ).to.include({ kind: 'unreachable' });
+    expect(getEventListeners(caller, 'abort')).to.have.length(0);
   });
 
   it('refuses a URL that is not http(s) without a request', async () => {

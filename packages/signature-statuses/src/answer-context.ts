@@ -23,13 +23,8 @@ export class AnswerContext {
     if (slot > this.latestSlot) this.latestSlot = slot;
   }
 
-  /** The answer to a call: one entry per requested signature, in request order, duplicates included. */
-  answer(
-    signatures: readonly string[],
-    found: ReadonlyMap<string, SignatureStatus | null>,
-    upstream?: UpstreamContext,
-  ): GetSignatureStatusesResult {
-    const value = signatures.map((s) => found.get(s) ?? null);
+  /** The answer to a call whose statuses are `value` (one per requested signature, in request order). */
+  answer(value: (SignatureStatus | null)[], upstream?: UpstreamContext): GetSignatureStatusesResult {
     for (const status of value) if (status && status.slot > this.latestSlot) this.latestSlot = status.slot;
     if (upstream) this.observe(upstream.slot);
     return {

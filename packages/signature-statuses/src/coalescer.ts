@@ -12,8 +12,8 @@ export type BatchRunner = (
 ) => Promise<UpstreamAnswer>;
 
 export interface CoalescedAnswer {
-  /** A status or null for every signature asked. */
-  readonly statuses: ReadonlyMap<string, SignatureStatus | null>;
+  /** A status or null for each signature asked, in the order asked (an array made for the caller). */
+  readonly statuses: (SignatureStatus | null)[];
   /** The contexts of the upstream answers used (one per batch that had one). */
   readonly contexts: readonly UpstreamContext[];
 }
@@ -45,30 +45,34 @@ export class Coalescer {
     searchTransactionHistory: boolean,
     signal?: AbortSignal,
   ): Promise<CoalescedAnswer> {
-    const batchOf = new Map<string, Batch>();
+    // Arrays by position, not maps by signature: a lookup of 256 fresh signatures made
+    // three maps of 256 entries, a third of this method's time (--cpu-prof).
+    const batchOf = new Array<Batch>(signatures.length);
+    const batches: Batch[] = [];
     const inFlight = this.inFlight.get(searchTransactionHistory)!;
-    for (const signature of signatures) {
+    for (let i = 0; i < signatures.length; i++) {
+      const signature = signatures[i]!;
       let batch = inFlight.get(signature);
       if (!batch || batch.abandoned) {
+        if (batch) batch.superseded = true;
         batch = this.fillingBatch(searchTransactionHistory);
         batch.signatures.push(signature);
         inFlight.set(signature, batch);
       }
-      batchOf.set(signature, batch);
+      batchOf[i] = batch;
+      // Mostly one batch per call: the check against the last one spares the search.
+      if (batch !== batches[batches.length - 1] && !batches.includes(batch)) batches.push(batch);
     }
-    const batches = [...new Set(batchOf.values())];
     for (const batch of batches) batch.join(signal);
-    const answers = new Map<Batch, UpstreamAnswer>();
-    await untilAborted(Promise.all(batches.map(async (b) => answers.set(b, await b.done))), signal);
-    const statuses = new Map<string, SignatureStatus | null>();
-    for (const [signature, batch] of batchOf) {
-      const answer = answers.get(batch)!;
-      const status = answer.statuses.get(signature);
+    const answers = await untilAborted(Promise.all(batches.map((b) => b.done)), signal);
+    const statuses = new Array<SignatureStatus | null>(signatures.length);
+    for (let i = 0; i < signatures.length; i++) {
+      const answer = answers.length === 1 ? answers[0]! : answers[batches.indexOf(batchOf[i]!)]!;
+      const status = answer.statuses.get(signatures[i]!);
       if (status === undefined) throw answer.error ?? noUpstreamError();
-      statuses.set(signature, status);
+      statuses[i] = status;
     }
-    const contexts = [...answers.values()].flatMap((a) => (a.context ? [a.context] : []));
-    return { statuses, contexts };
+    return { statuses, contexts: answers.flatMap((a) => (a.context ? [a.context] : [])) };
   }
 
   private fillingBatch(history: boolean): Batch {
@@ -82,11 +86,12 @@ export class Coalescer {
 
   private flush(batch: Batch, history: boolean): void {
     if (this.filling.get(history) === batch) this.filling.delete(history);
-    const signal = AbortSignal.any([batch.abandonSignal, AbortSignal.timeout(this.deadlineMs)]);
     batch.settle(
-      this.runner(batch.signatures, history, signal).finally(() => {
+      this.runner(batch.signatures, history, batch.start(this.deadlineMs)).finally(() => {
         const inFlight = this.inFlight.get(history)!;
-        for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
+        // Each signature still points here unless a later lookup took it over.
+        if (!batch.superseded) for (const s of batch.signatures) inFlight.delete(s);
+        else for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
       }),
     );
   }
@@ -100,6 +105,9 @@ class Batch {
   private readonly controller = new AbortController();
   private waiting = 0;
   private readonly detachers: (() => void)[] = [];
+  private deadline: NodeJS.Timeout | undefined;
+  /** A later lookup gave one of its signatures to another batch (this one was abandoned). */
+  superseded = false;
 
   constructor() {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -107,10 +115,19 @@ class Batch {
     this.done.catch(() => undefined);
   }
 
-  get abandonSignal(): AbortSignal {
+  /**
+   * The lookup's one signal: it fires when every caller is gone, or with a TimeoutError once
+   * `deadlineMs` have passed. A timer cleared when the lookup ends, instead of
+   * AbortSignal.any over AbortSignal.timeout, whose timer and signals lived on until the
+   * deadline for every lookup.
+   */
+  start(deadlineMs: number): AbortSignal {
+    const expire = () => this.controller.abort(new DOMException('lookup deadline passed', 'TimeoutError'));
+    this.deadline = setTimeout(expire, deadlineMs).unref();
     return this.controller.signal;
   }
 
+  /** Every caller gone, or the deadline passed: a later lookup starts another request instead of joining it. */
   get abandoned(): boolean {
     return this.controller.signal.aborted;
   }
@@ -130,7 +147,10 @@ class Batch {
 
   settle(answer: Promise<UpstreamAnswer>): void {
     this.resolveDone(answer);
-    const detach = () => this.detachers.splice(0).forEach((d) => d());
+    const detach = () => {
+      clearTimeout(this.deadline);
+      this.detachers.splice(0).forEach((d) => d());
+    };
     answer.then(detach, detach);
   }
 }

@@ -28,17 +28,25 @@ export interface StatusLayer {
   stop?(): void | Promise<void>;
 }
 
-/** The layer's find loop: asks `get` for each signature and collects what it did not know. */
+/**
+ * The layer's find loop: asks `get` for each signature and returns what it did not know:
+ * `signatures` itself when it knew none (fresh signatures cost no copy), else a new list.
+ */
 export function findEach(
   signatures: readonly string[],
   found: Map<string, SignatureStatus | null>,
   get: (signature: string) => SignatureStatus | undefined,
-): string[] {
-  const missing: string[] = [];
-  for (const signature of signatures) {
+): readonly string[] {
+  let missing: string[] | undefined;
+  for (let i = 0; i < signatures.length; i++) {
+    const signature = signatures[i]!;
     const status = get(signature);
-    if (status) found.set(signature, status);
-    else missing.push(signature);
+    if (status) {
+      found.set(signature, status);
+      missing ??= signatures.slice(0, i);
+    } else {
+      missing?.push(signature);
+    }
   }
-  return missing;
+  return missing ?? signatures;
 }

@@ -21,7 +21,7 @@ export class MemoryCache implements StatusLayer {
         : undefined;
   }
 
-  find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): string[] {
+  find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): readonly string[] {
     return findEach(signatures, found, (s) => this.finalized?.get(s) ?? this.unfinalized?.get(s));
   }
 

@@ -94,7 +94,7 @@ export class StatusChain {
       this.settled(i, asked, left, found);
       missing = left;
     }
-    if (missing.length === 0) return this.context.answer(signatures, found);
+    if (missing.length === 0) return this.context.answer(valueOf(signatures, found));
     return this.fromUpstreams(signatures, missing, found, options);
   }
 
@@ -123,13 +123,14 @@ export class StatusChain {
       options.signal,
     );
     let known = 0;
-    for (const [signature, status] of resolved.statuses) {
-      found.set(signature, status);
-      if (status) known += 1;
-    }
+    for (const status of resolved.statuses) if (status) known += 1;
     this.events.lookup('upstream', known);
     this.events.lookup('unknown', missing.length - known);
-    return this.context.answer(signatures, found, newest(resolved.contexts));
+    // No layer knew any and none repeats (fresh signatures): the upstream's answers, in
+    // order, are the value; no map of 256 entries is written and read back.
+    if (missing === signatures) return this.context.answer(resolved.statuses, newest(resolved.contexts));
+    resolved.statuses.forEach((status, i) => found.set(missing[i]!, status));
+    return this.context.answer(valueOf(signatures, found), newest(resolved.contexts));
   }
 
   /** One upstream request for the coalescer: what it teaches is learned once, whoever still waits. */
@@ -155,6 +156,10 @@ export class StatusChain {
     for (let i = 0; i < before; i++) this.layers[i]!.learn?.(known);
   }
 }
+
+/** One entry per requested signature, in request order, duplicates included; null for an unknown one. */
+const valueOf = (signatures: readonly string[], found: Found): (SignatureStatus | null)[] =>
+  signatures.map((s) => found.get(s) ?? null);
 
 const newest = (contexts: readonly UpstreamContext[]): UpstreamContext | undefined =>
   contexts.reduce<UpstreamContext | undefined>(

@@ -16,9 +16,11 @@ export class StoreLayer implements StatusLayer {
     return this.opened;
   }
 
+  /** One read for all of `signatures`: nothing new is made when the store knows none of them. */
   find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): readonly string[] {
-    const store = this.opened;
-    return store ? findEach(signatures, found, (s) => store.get(s)) : signatures;
+    const known = this.opened?.getMany(signatures);
+    if (!known || known.size === 0) return signatures;
+    return findEach(signatures, found, (s) => known.get(s));
   }
 
   /** The store keeps finalized statuses only: they never change; the others may. */

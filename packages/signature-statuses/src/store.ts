@@ -15,6 +15,10 @@ interface Row {
   err: string | null;
 }
 
+interface KeyedRow extends Row {
+  signature: string;
+}
+
 /**
  * The durable link of the chain: finalized statuses in SQLite (WAL, so readers never wait
  * for the writer). A finalized status never changes, so a row is written once and never
@@ -23,6 +27,7 @@ interface Row {
 export class StatusStore {
   private readonly db: Database.Database;
   private readonly selectOne: Database.Statement<[string], Row>;
+  private readonly selectMany: Database.Statement<[string], KeyedRow>;
   private readonly insertOne: Database.Statement<[string, number, string | null]>;
   private readonly insertMany: (records: readonly FinalizedRecord[]) => number;
 
@@ -43,6 +48,13 @@ export class StatusStore {
     );
     this.selectOne = this.db.prepare<[string], Row>(
       'SELECT slot, err FROM signature_statuses WHERE signature = ?',
+    );
+    // One statement for a whole list: a statement per signature cost about 4 µs each
+    // (256 misses were a fifth of a fresh 256-signature call under --cpu-prof); the list
+    // goes as one JSON array, so any length is one prepared statement.
+    this.selectMany = this.db.prepare<[string], KeyedRow>(
+      `SELECT s.signature, s.slot, s.err FROM json_each(?) AS j
+         JOIN signature_statuses AS s ON s.signature = j.value`,
     );
     this.insertOne = this.db.prepare<[string, number, string | null]>(
       'INSERT OR IGNORE INTO signature_statuses (signature, slot, err) VALUES (?, ?, ?)',
@@ -71,9 +83,20 @@ export class StatusStore {
 
   get(signature: string): SignatureStatus | undefined {
     const row = this.selectOne.get(signature);
-    return (
-      row && finalizedStatus(row.slot, row.err === null ? null : (JSON.parse(row.err) as TransactionError))
-    );
+    return row && statusOf(row);
+  }
+
+  /** The stored statuses among `signatures`, by signature; the unknown ones are absent. */
+  getMany(signatures: readonly string[]): Map<string, SignatureStatus> {
+    const found = new Map<string, SignatureStatus>();
+    if (signatures.length === 1) {
+      const status = this.get(signatures[0]!);
+      if (status) found.set(signatures[0]!, status);
+    } else if (signatures.length > 1) {
+      for (const row of this.selectMany.all(JSON.stringify(signatures)))
+        found.set(row.signature, statusOf(row));
+    }
+    return found;
   }
 
   /** Writes the records in one transaction; those already stored are left as they are. Returns how many were new. */
@@ -90,3 +113,6 @@ export class StatusStore {
     if (this.db.open) this.db.close();
   }
 }
+
+const statusOf = (row: Row): SignatureStatus =>
+  finalizedStatus(row.slot, row.err === null ? null : (JSON.parse(row.err) as TransactionError));

@@ -83,6 +83,65 @@ describe('signature statuses: request coalescing', () => {
     expect(up.requests.flatMap((r) => r.signatures)).to.have.members(sigs);
   });
 
+  it('a lookup spread over a request under way and two new ones gets each status in its place, repeats included', async () => {
+    const sigs = randomSignatures(300);
+    sigs.forEach((s, i) => up.statuses.set(s, status('confirmed', 1000 + i)));
+    const release = up.hold();
+    const underWay = sigs.slice(0, 10);
+    const first = plugin.lookup(underWay);
+    await waitFor(() => up.requestCount === 1, 'the first request to reach the upstream');
+    // Joins the request under way for sigs 0-9, and needs two more for the other 290 (256 at most each).
+    const asked = [sigs[299]!, ...sigs.slice(5).reverse(), ...sigs.slice(0, 5), sigs[7]!, sigs[299]!];
+    const second = plugin.lookup(asked);
+    await waitFor(() => up.requestCount === 3, 'the two new requests to reach the upstream');
+    release();
+    expect((await first).value).to.deep.equal(underWay.map((s) => up.statuses.get(s)));
+    expect((await second).value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
+    expect(up.requests.flatMap((r) => r.signatures)).to.have.members(sigs);
+  });
+
+  it('after its deadline a lookup is not joined: the next one for the same signature asks again', async () => {
+    await plugin.stop!();
+    plugin = signatureStatusesPlugin({
+      upstreams: [{ url: up.url }],
+      upstreamTimeoutMs: 60_000,
+      deadlineMs: 100,
+    });
+    await plugin.start!({ log });
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 62));
+    const release = up.hold();
+    const expired = await plugin.lookup([sig]).then(
+      () => undefined,
+      (e: { code?: number }) => e.code,
+    );
+    expect(expired).to.equal(-32060);
+    release();
+    expect((await plugin.lookup([sig])).value).to.deep.equal([status('finalized', 62)]);
+    expect(up.requestCount).to.equal(2);
+  });
+
+  it('a lookup that takes over the signature of an abandoned one stays joinable once the abandoned one ends', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 63));
+    const release = up.hold();
+    const leaving = new AbortController();
+    const gone = plugin.lookup([sig], { signal: leaving.signal }).then(
+      () => 'answered',
+      (e: { code?: number }) => e.code,
+    );
+    await waitFor(() => up.requestCount === 1, 'the first request to reach the upstream');
+    leaving.abort(); // its only caller gone: that lookup is abandoned
+    const takeover = plugin.lookup([sig]);
+    await waitFor(() => up.requestCount === 2, 'the new request to reach the upstream');
+    expect(await gone).to.equal(-32052);
+    const joining = plugin.lookup([sig]);
+    release();
+    expect((await takeover).value).to.deep.equal([status('finalized', 63)]);
+    expect((await joining).value).to.deep.equal([status('finalized', 63)]);
+    expect(up.requestCount).to.equal(2);
+  });
+
   it('a caller that gives up does not cancel the request others wait for', async () => {
     const sig = randomSignature();
     up.statuses.set(sig, status('finalized', 61));

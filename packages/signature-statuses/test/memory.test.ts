@@ -5,7 +5,7 @@ import {
   type SignatureStatusesOptions,
   type SignatureStatusesPlugin,
 } from '../src/index.js';
-import { randomSignature, status } from '@rollup-router/test-support/solana';
+import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
@@ -33,6 +33,17 @@ describe('signature statuses: memory', () => {
     const second = await p.lookup([sig]);
     expect(second.value).to.deep.equal(first.value);
     expect(up.requestCount).to.equal(1);
+  });
+
+  it('asks the upstream only for what memory does not know, and answers each in its place', async () => {
+    const [before, known1, between, known2, after] = randomSignatures(5);
+    for (const [i, s] of [before, known1, between, known2, after].entries())
+      up.statuses.set(s!, status('finalized', 100 + i));
+    const p = await start({});
+    await p.lookup([known1!, known2!]);
+    const asked = [before!, known1!, between!, known2!, after!, known1!];
+    expect((await p.lookup(asked)).value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
+    expect(up.requests[1]!.signatures).to.deep.equal([before, between, after]);
   });
 
   it('by default never serves a processed or confirmed status from memory', async () => {

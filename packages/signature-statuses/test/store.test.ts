@@ -1,7 +1,13 @@
 import { Readable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { importStatuses, ImportLineError, signatureStatusesPlugin, StatusStore } from '../src/index.js';
+import {
+  importStatuses,
+  ImportLineError,
+  signatureStatusesPlugin,
+  StatusStore,
+  type FinalizedRecord,
+} from '../src/index.js';
 import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
 import { tempDir } from '@rollup-router/test-support/temp-dir';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
@@ -55,6 +61,83 @@ describe('signature statuses: durable store', () => {
     } finally {
       store.close();
     }
+  });
+
+  describe('getMany: one read for a list of signatures', () => {
+    const storeWith = (records: FinalizedRecord[]) => {
+      const store = StatusStore.open(tmp.file('s.db'));
+      store.putFinalized(records);
+      return store;
+    };
+
+    it('returns the stored statuses among known, unknown and repeated signatures, and nothing else', () => {
+      const [a, b, c, unknown1, unknown2] = randomSignatures(5);
+      const err: FinalizedRecord['err'] = { InstructionError: [0, { Custom: 7 }] };
+      const store = storeWith([
+        { signature: a!, slot: 3, err: null },
+        { signature: b!, slot: 4, err },
+        { signature: c!, slot: 5, err: 'AccountInUse' },
+      ]);
+      try {
+        const found = store.getMany([unknown1!, b!, a!, unknown2!, b!, a!]);
+        expect([...found.keys()].sort()).to.deep.equal([a!, b!].sort());
+        expect(found.get(a!)).to.deep.equal(status('finalized', 3));
+        expect(found.get(b!)).to.deep.equal(status('finalized', 4, err));
+        // The same statuses as the one-signature read, key order included (the wire's).
+        expect(JSON.stringify(found.get(b!))).to.equal(JSON.stringify(store.get(b!)));
+      } finally {
+        store.close();
+      }
+    });
+
+    it('answers one signature, none, and 256 of which every other one is stored', () => {
+      const sigs = randomSignatures(256);
+      const store = storeWith(
+        sigs.filter((_, i) => i % 2 === 0).map((signature, i) => ({ signature, slot: i, err: null })),
+      );
+      try {
+        expect(store.getMany([]).size).to.equal(0);
+        expect([...store.getMany([sigs[0]!])]).to.deep.equal([[sigs[0]!, status('finalized', 0)]]);
+        expect(store.getMany([sigs[1]!]).size).to.equal(0);
+        const found = store.getMany(sigs);
+        expect(found.size).to.equal(128);
+        sigs.forEach((s, i) =>
+          expect(found.get(s)).to.deep.equal(i % 2 === 0 ? status('finalized', i / 2) : undefined),
+        );
+      } finally {
+        store.close();
+      }
+    });
+
+    it('serves a lookup mixing stored, upstream-known and unknown signatures, each from its source', async () => {
+      const up = await SolanaStandIn.start(60);
+      const [stored, upstream, unknown] = randomSignatures(3);
+      up.statuses.set(upstream!, status('confirmed', 61));
+      const path = tmp.file('s.db');
+      const seed = StatusStore.open(path);
+      seed.putFinalized([{ signature: stored!, slot: 8, err: null }]);
+      seed.close();
+      const plugin = signatureStatusesPlugin({
+        memory: { maxEntries: 0 },
+        store: { path },
+        upstreams: [{ url: up.url }],
+      });
+      await plugin.start!({ log });
+      try {
+        const answer = await plugin.lookup([unknown!, stored!, upstream!, stored!]);
+        expect(answer.value).to.deep.equal([
+          null,
+          status('finalized', 8),
+          status('confirmed', 61),
+          status('finalized', 8),
+        ]);
+        // The upstream was asked only for what the store did not know.
+        expect(up.requests.flatMap((r) => r.signatures).sort()).to.deep.equal([unknown!, upstream!].sort());
+      } finally {
+        await plugin.stop!();
+        await up.close();
+      }
+    });
   });
 
   it('opens the SQLite file on start() and closes it on stop()', async () => {

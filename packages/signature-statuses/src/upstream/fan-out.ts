@@ -3,7 +3,7 @@ import type { UpstreamContext } from '../answer-context.js';
 import type { StatusEvents } from '../events.js';
 import { isMoreAdvanced, normalizedStatus, type SignatureStatus } from '../status.js';
 import { callUpstream, type UpstreamOutcome } from './call-upstream.js';
-import type { UpstreamDirectory, UpstreamTarget } from './directory.js';
+import type { UpstreamDirectory, UpstreamPlan, UpstreamTarget } from './directory.js';
 import { failureError, type UpstreamFailure } from './failure.js';
 
 /** What the upstreams said about a set of signatures. */
@@ -38,22 +38,37 @@ export class UpstreamFanOut {
     const tally = new Tally();
     const ask = (target: UpstreamTarget, sigs: readonly string[]) =>
       this.ask(tally, target, sigs, history, signal);
-    await Promise.all(plan.tracked.map(([target, sigs]) => ask(target, sigs)));
-    const unknown = signatures.filter((s) => !tally.statuses.get(s));
+    // Nothing tracked (fresh signatures): every one is still unknown, with no pass over them.
+    const unknown =
+      plan.tracked.length === 0 ? signatures : await this.askTracked(plan, ask, signatures, tally);
     if (unknown.length > 0) {
       await Promise.all(
         plan.all.map((target) => {
-          const sigs = unknown.filter((s) => !tally.answeredBy(target.url, s));
+          const sigs = tally.notAnsweredBy(target.url, unknown);
           return sigs.length > 0 ? ask(target, sigs) : undefined;
         }),
       );
     }
-    const unanswered = signatures.some((s) => !tally.statuses.has(s));
+    // Only asked signatures are tallied: as many as asked means each got an answer (the
+    // walk is for a list with repeats).
+    const unanswered =
+      tally.statuses.size < signatures.length && signatures.some((s) => !tally.statuses.has(s));
     return {
       statuses: tally.statuses,
       context: tally.context,
       error: unanswered ? failureError(tally.failures) : undefined,
     };
+  }
+
+  /** Asks each tracked signature of the upstream it was sent to; returns those still unknown. */
+  private async askTracked(
+    plan: UpstreamPlan,
+    ask: (target: UpstreamTarget, sigs: readonly string[]) => Promise<void>,
+    signatures: readonly string[],
+    tally: Tally,
+  ): Promise<readonly string[]> {
+    await Promise.all(plan.tracked.map(([target, sigs]) => ask(target, sigs)));
+    return signatures.filter((s) => !tally.statuses.get(s));
   }
 
   /** Closes the connections to every upstream. */
@@ -99,10 +114,15 @@ class Tally {
   readonly statuses = new Map<string, SignatureStatus | null>();
   readonly failures: UpstreamFailure[] = [];
   context: UpstreamContext | undefined;
-  private readonly answered = new Map<string, Set<string>>();
+  /** The signatures each upstream answered for, as asked: a set is made only when needed. */
+  private readonly answered = new Map<string, (readonly string[])[]>();
 
-  answeredBy(url: string, signature: string): boolean {
-    return this.answered.get(url)?.has(signature) ?? false;
+  /** Those of `signatures` that `url` has not answered for yet (all of them, unless it was asked before). */
+  notAnsweredBy(url: string, signatures: readonly string[]): readonly string[] {
+    const lists = this.answered.get(url);
+    if (!lists) return signatures;
+    const answered = new Set(lists.flat());
+    return signatures.filter((s) => !answered.has(s));
   }
 
   merge(
@@ -110,10 +130,11 @@ class Tally {
     signatures: readonly string[],
     { context, value }: { context: UpstreamContext; value: readonly (SignatureStatus | null)[] },
   ): void {
-    const answered = this.answered.get(url) ?? this.answered.set(url, new Set()).get(url)!;
+    const lists = this.answered.get(url);
+    if (lists) lists.push(signatures);
+    else this.answered.set(url, [signatures]);
     value.forEach((status, i) => {
       const signature = signatures[i]!;
-      answered.add(signature);
       const previous = this.statuses.get(signature);
       if (status === null) {
         if (previous === undefined) this.statuses.set(signature, null);
