@@ -152,3 +152,20 @@ describe('bench: measurement', () => {
     }
   });
 });
+
+describe('bench options', () => {
+  const subscriptionsFor = async (argv: string[]): Promise<unknown> => {
+    const { parseOptions } = (await load('options.mjs')) as unknown as {
+      parseOptions(argv: string[], env: Record<string, string>): { subscriptions: boolean };
+    };
+    return parseOptions(argv, {}).subscriptions;
+  };
+
+  it('runs the subscription figures in the full run, not in --quick unless asked, never with --no-subscriptions', async () => {
+    expect(await subscriptionsFor([])).to.equal(true);
+    expect(await subscriptionsFor(['--quick'])).to.equal(false);
+    expect(await subscriptionsFor(['--quick', '--subscriptions'])).to.equal(true);
+    expect(await subscriptionsFor(['--no-subscriptions'])).to.equal(false);
+    expect(await subscriptionsFor(['--only', 'getRoutes'])).to.equal(false);
+  });
+});

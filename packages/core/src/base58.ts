@@ -10,17 +10,23 @@ const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]*$/;
 export const MAX_BASE58_TEXT = 256;
 
 /** The most characters base58 text of `bytes` bytes can have: 88 for 64, 44 for 32 (Agave's bounds). */
-export const maxBase58Length = (bytes: number): number => Math.ceil((bytes * Math.log(256)) / Math.log(58));
+const maxBase58Length = (bytes: number): number => Math.ceil((bytes * Math.log(256)) / Math.log(58));
+
+/** Why text is not base58 of the expected size, in Agave's words; '' when it is. */
+export type Base58Failure = '' | 'Invalid' | 'WrongSize';
 
 /**
- * '' when `text` is base58 of exactly `size` bytes, else why not, in Agave's words:
- * 'WrongSize' for text longer than base58 of `size` bytes can be (before any decoding,
- * as Agave checks) or decoding to another size, 'Invalid' for text that is not base58.
+ * The check of base58 text for `size` bytes: 'WrongSize' for text longer than base58 of
+ * `size` bytes can be (before any decoding, as Agave checks) or decoding to another size,
+ * 'Invalid' for text that is not base58. The bound is computed once per size.
  */
-export function base58Failure(text: string, size: number): '' | 'Invalid' | 'WrongSize' {
-  if (text.length > maxBase58Length(size)) return 'WrongSize';
-  const length = base58DecodedLength(text);
-  return length === size ? '' : length === -1 ? 'Invalid' : 'WrongSize';
+export function base58Check(size: number): (text: string) => Base58Failure {
+  const maxLength = maxBase58Length(size);
+  return (text) => {
+    if (text.length > maxLength) return 'WrongSize';
+    const length = base58DecodedLength(text);
+    return length === size ? '' : length === -1 ? 'Invalid' : 'WrongSize';
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { _, Ajv2020, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { base58Failure } from './base58.js';
+import { base58Check, type Base58Failure } from './base58.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
 
@@ -24,7 +24,7 @@ addFormats(ajv);
  * Text already found valid, per size. Clients poll the same signatures until they land,
  * so most checks are repeats, and the text's hash, computed here, is the one the status
  * lookups that follow need anyway: a repeat costs one probe instead of the alphabet scan
- * and comparison of `base58Failure` (`npm run bench:dispatch`: a call of 256 repeated
+ * and comparison of `base58Check` (`npm run bench:dispatch`: a call of 256 repeated
  * signatures took 1.17x as long without it; fresh text pays a probe and an insert). Two generations
  * bound the memory: when the young one is full it becomes the old one and the previous
  * old one is dropped whole. (Evicting one entry at a time from the front of a Set walks
@@ -33,16 +33,19 @@ addFormats(ajv);
  */
 const GENERATION_SIZE = 2_048;
 
-class Base58Check {
+class RememberingBase58Check {
   private young = new Set<string>();
   private old = new Set<string>();
+  private readonly check: (text: string) => Base58Failure;
 
-  constructor(private readonly size: number) {}
+  constructor(size: number) {
+    this.check = base58Check(size);
+  }
 
-  /** '' when `text` is base58 of `size` bytes, else Agave's reason. */
-  readonly failure = (text: string): ReturnType<typeof base58Failure> => {
+  /** '' when `text` is base58 of the size, else Agave's reason. */
+  readonly failure = (text: string): Base58Failure => {
     if (this.young.has(text) || this.old.has(text)) return '';
-    const reason = base58Failure(text, this.size);
+    const reason = this.check(text);
     if (reason !== '') return reason;
     if (this.young.size >= GENERATION_SIZE) {
       this.old = this.young;
@@ -53,11 +56,11 @@ class Base58Check {
   };
 }
 
-const base58Checks = new Map<number, Base58Check>();
+const base58Checks = new Map<number, RememberingBase58Check>();
 
-function base58CheckFor(size: number): Base58Check {
+function base58CheckFor(size: number): RememberingBase58Check {
   let check = base58Checks.get(size);
-  if (!check) base58Checks.set(size, (check = new Base58Check(size)));
+  if (!check) base58Checks.set(size, (check = new RememberingBase58Check(size)));
   return check;
 }
 

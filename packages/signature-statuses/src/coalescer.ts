@@ -47,7 +47,7 @@ export class Coalescer {
   ): Promise<CoalescedAnswer> {
     // Arrays by position, not maps by signature: a lookup of 256 fresh signatures made
     // three maps of 256 entries, a third of this method's time (--cpu-prof).
-    const batchOf = new Array<Batch>(signatures.length);
+    const batchIndex = new Array<number>(signatures.length);
     const batches: Batch[] = [];
     const inFlight = this.inFlight.get(searchTransactionHistory)!;
     for (let i = 0; i < signatures.length; i++) {
@@ -59,15 +59,19 @@ export class Coalescer {
         batch.signatures.push(signature);
         inFlight.set(signature, batch);
       }
-      batchOf[i] = batch;
       // Mostly one batch per call: the check against the last one spares the search.
-      if (batch !== batches[batches.length - 1] && !batches.includes(batch)) batches.push(batch);
+      let at = batches.length - 1;
+      if (batches[at] !== batch) {
+        at = batches.indexOf(batch);
+        if (at < 0) at = batches.push(batch) - 1;
+      }
+      batchIndex[i] = at;
     }
     for (const batch of batches) batch.join(signal);
     const answers = await untilAborted(Promise.all(batches.map((b) => b.done)), signal);
     const statuses = new Array<SignatureStatus | null>(signatures.length);
     for (let i = 0; i < signatures.length; i++) {
-      const answer = answers.length === 1 ? answers[0]! : answers[batches.indexOf(batchOf[i]!)]!;
+      const answer = answers[batchIndex[i]!]!;
       const status = answer.statuses.get(signatures[i]!);
       if (status === undefined) throw answer.error ?? noUpstreamError();
       statuses[i] = status;
@@ -89,9 +93,10 @@ export class Coalescer {
     batch.settle(
       this.runner(batch.signatures, history, batch.start(this.deadlineMs)).finally(() => {
         const inFlight = this.inFlight.get(history)!;
-        // Each signature still points here unless a later lookup took it over.
-        if (!batch.superseded) for (const s of batch.signatures) inFlight.delete(s);
-        else for (const s of batch.signatures) if (inFlight.get(s) === batch) inFlight.delete(s);
+        // Each signature still points here unless a later lookup took it over: only then
+        // is each entry read before it is deleted.
+        for (const s of batch.signatures)
+          if (!batch.superseded || inFlight.get(s) === batch) inFlight.delete(s);
       }),
     );
   }

@@ -127,7 +127,7 @@ export class StatusChain {
     this.events.lookup('upstream', known);
     this.events.lookup('unknown', missing.length - known);
     // No layer knew any and none repeats (fresh signatures): the upstream's answers, in
-    // order, are the value; no map of 256 entries is written and read back.
+    // order, are the value; `found` is not read back.
     if (missing === signatures) return this.context.answer(resolved.statuses, newest(resolved.contexts));
     resolved.statuses.forEach((status, i) => found.set(missing[i]!, status));
     return this.context.answer(valueOf(signatures, found), newest(resolved.contexts));

@@ -7,6 +7,13 @@ import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
 
+/** The JSON-RPC error code a lookup failed with, or 'answered'. */
+const outcomeOf = (lookup: Promise<unknown>): Promise<number | undefined | 'answered'> =>
+  lookup.then(
+    () => 'answered',
+    (e: { code?: number }) => e.code,
+  );
+
 describe('signature statuses: request coalescing', () => {
   let up: SolanaStandIn;
   let plugin: SignatureStatusesPlugin;
@@ -111,10 +118,7 @@ describe('signature statuses: request coalescing', () => {
     const sig = randomSignature();
     up.statuses.set(sig, status('finalized', 62));
     const release = up.hold();
-    const expired = await plugin.lookup([sig]).then(
-      () => undefined,
-      (e: { code?: number }) => e.code,
-    );
+    const expired = await outcomeOf(plugin.lookup([sig]));
     expect(expired).to.equal(-32060);
     release();
     expect((await plugin.lookup([sig])).value).to.deep.equal([status('finalized', 62)]);
@@ -126,10 +130,7 @@ describe('signature statuses: request coalescing', () => {
     up.statuses.set(sig, status('finalized', 63));
     const release = up.hold();
     const leaving = new AbortController();
-    const gone = plugin.lookup([sig], { signal: leaving.signal }).then(
-      () => 'answered',
-      (e: { code?: number }) => e.code,
-    );
+    const gone = outcomeOf(plugin.lookup([sig], { signal: leaving.signal }));
     await waitFor(() => up.requestCount === 1, 'the first request to reach the upstream');
     leaving.abort(); // its only caller gone: that lookup is abandoned
     const takeover = plugin.lookup([sig]);
@@ -147,10 +148,7 @@ describe('signature statuses: request coalescing', () => {
     up.statuses.set(sig, status('finalized', 61));
     const release = up.hold();
     const leaving = new AbortController();
-    const gone = plugin.lookup([sig], { signal: leaving.signal }).then(
-      () => 'answered',
-      (e: { code?: number }) => e.code,
-    );
+    const gone = outcomeOf(plugin.lookup([sig], { signal: leaving.signal }));
     const staying = plugin.lookup([sig]);
     await waitFor(() => up.requestCount === 1, 'the request to reach the upstream');
     leaving.abort();
