@@ -25,7 +25,7 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
     env: process.env,
     flags: { host: command.host, port: command.port, logLevel: command.logLevel, plugins: command.plugins },
   });
-  const { logger, flush } = createServerLogger(config.logLevel);
+  const { logger, flush } = createServerLogger(config.logLevel, { flushMs: config.logFlushMs });
   const exit = (code: number): never => {
     flush();
     process.exit(code);

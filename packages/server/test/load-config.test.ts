@@ -150,6 +150,17 @@ describe('loadConfig', () => {
     expect(err.message).to.include('expected: POINTS/SECONDS');
   });
 
+  it('logFlushMs: 100 by default; ROLLUP_ROUTER_LOG_FLUSH_MS sets it, 0 included; a bad value names the variable', async () => {
+    expect((await loadConfig()).config.logFlushMs).to.equal(100);
+    expect((await loadConfig({ env: { ROLLUP_ROUTER_LOG_FLUSH_MS: '0' } })).config.logFlushMs).to.equal(0);
+    expect((await loadConfig({ env: { ROLLUP_ROUTER_LOG_FLUSH_MS: '250' } })).config.logFlushMs).to.equal(
+      250,
+    );
+    const err = await rejection(loadConfig({ env: { ROLLUP_ROUTER_LOG_FLUSH_MS: 'soon' } }));
+    expect(err.message).to.include('/logFlushMs');
+    expect(err.message).to.include('environment variable ROLLUP_ROUTER_LOG_FLUSH_MS');
+  });
+
   it('redis: absent by default; a url gets the stated defaults; ROLLUP_ROUTER_REDIS_URL sets it, off removes it', async () => {
     expect((await loadConfig()).config.redis).to.equal(undefined);
     const withRedis = file('redis.json', JSON.stringify({ redis: { url: 'redis://cache:6379' } }));

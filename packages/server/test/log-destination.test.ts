@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
 import { logDestination } from '../src/logger.js';
@@ -11,31 +12,91 @@ describe('logDestination', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'server-log-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes every call line whole and in order, though in chunks smaller than the lines written', async () => {
+  for (const flushMs of [0, 100]) {
+    it(`writes every call line whole and in order, though in chunks smaller than the lines written (flushMs ${flushMs})`, async () => {
+      await everyLineWhole(join(dir, 'calls.log'), flushMs);
+    });
+  }
+
+  it('batches lines: nothing is written until 4 KiB are pending, the flush interval passes or flush is called', async () => {
     const file = join(dir, 'calls.log');
-    const destination = logDestination(file);
+    // An interval no test waits for: only flushSync can write these lines.
+    const destination = logDestination(file, 600_000);
     await once(destination, 'ready');
     const log = createLogger({ level: 'info', destination });
-    // ~200 KiB of lines, some with multi-byte text: many 2 KiB chunks, none splitting a line.
-    for (let i = 0; i < 2000; i++) {
-      // A line longer than a chunk (an error with a long stack, say) is written whole too.
-      if (i === 1000) log.error({ reqId: 'long', detail: 'x'.repeat(10_000) }, 'long line');
-      log.info(
-        { reqId: `req-${i}`, method: i % 7 === 0 ? 'méthode·ü' : 'getRoutes', ms: i / 1000, code: 0 },
-        'call',
-      );
+    for (let i = 0; i < 10; i++) {
+      log.info({ reqId: `req-${i}`, method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
+      // A write per line would have been handed to the thread pool and done by now.
+      await sleep(5);
     }
+    expect(readFileSync(file, 'utf8')).to.equal('');
     destination.flushSync();
-    const all = readFileSync(file, 'utf8').trimEnd().split('\n');
-    const long = all.splice(1000, 1)[0]!;
-    expect((JSON.parse(long) as { detail: string }).detail).to.have.length(10_000);
-    const lines = all;
-    expect(lines).to.have.length(2000);
-    lines.forEach((line, i) => {
-      const parsed = JSON.parse(line) as { reqId: string; method: string; msg: string };
-      expect(parsed.reqId).to.equal(`req-${i}`);
-      expect(parsed.method).to.equal(i % 7 === 0 ? 'méthode·ü' : 'getRoutes');
-      expect(parsed.msg).to.equal('call');
-    });
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).to.have.length(10);
+    destination.end();
+  });
+
+  it('writes a lone line out within the flush interval, with no flush call', async () => {
+    const file = join(dir, 'calls.log');
+    const destination = logDestination(file, 20);
+    await once(destination, 'ready');
+    createLogger({ level: 'info', destination }).info(
+      { reqId: 'lone', method: 'getRoutes', ms: 0.01, code: 0 },
+      'call',
+    );
+    // Bounded by the test's timeout: the periodic flush writes it.
+    while (!readFileSync(file, 'utf8').includes('"reqId":"lone"')) await sleep(10);
+    destination.end();
+  });
+
+  it('loses no batched line when the process exits right after logging', () => {
+    const file = join(dir, 'calls.log');
+    const script = [
+      "import { createLogger } from '@rollup-router/core';",
+      "import { logDestination } from '@rollup-router/server';",
+      `const destination = logDestination(${JSON.stringify(file)}, 600000);`,
+      "destination.once('ready', () => {",
+      "  const log = createLogger({ level: 'info', destination });",
+      "  for (let i = 0; i < 3; i++) log.info({ reqId: 'exit-' + i }, 'call');",
+      '  process.exit(0);',
+      '});',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { reqId: string }).reqId)).to.deep.equal([
+      'exit-0',
+      'exit-1',
+      'exit-2',
+    ]);
   });
 });
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function everyLineWhole(file: string, flushMs: number): Promise<void> {
+  const destination = logDestination(file, flushMs);
+  await once(destination, 'ready');
+  const log = createLogger({ level: 'info', destination });
+  // ~200 KiB of lines, some with multi-byte text: many 2 KiB chunks, none splitting a line.
+  for (let i = 0; i < 2000; i++) {
+    // A line longer than a chunk (an error with a long stack, say) is written whole too.
+    if (i === 1000) log.error({ reqId: 'long', detail: 'x'.repeat(10_000) }, 'long line');
+    log.info(
+      { reqId: `req-${i}`, method: i % 7 === 0 ? 'méthode·ü' : 'getRoutes', ms: i / 1000, code: 0 },
+      'call',
+    );
+  }
+  destination.flushSync();
+  const all = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const long = all.splice(1000, 1)[0]!;
+  expect((JSON.parse(long) as { detail: string }).detail).to.have.length(10_000);
+  const lines = all;
+  expect(lines).to.have.length(2000);
+  lines.forEach((line, i) => {
+    const parsed = JSON.parse(line) as { reqId: string; method: string; msg: string };
+    expect(parsed.reqId).to.equal(`req-${i}`);
+    expect(parsed.method).to.equal(i % 7 === 0 ? 'méthode·ü' : 'getRoutes');
+    expect(parsed.msg).to.equal('call');
+  });
+  destination.end();
+}

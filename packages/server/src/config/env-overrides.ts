@@ -58,6 +58,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (c.logLevel = v),
   },
   {
+    name: 'ROLLUP_ROUTER_LOG_FLUSH_MS',
+    key: '/logFlushMs',
+    format:
+      'milliseconds, e.g. 100: lines are batched and written at least this often; 0 writes each line at once',
+    apply: (c, v) => void (c.logFlushMs = integer(v)),
+  },
+  {
     name: 'ROLLUP_ROUTER_CALL_LOG_LEVEL',
     key: '/callLog/level',
     format: 'fatal|error|warn|info|debug|trace; below LOG_LEVEL (debug under info) no call line is written',
