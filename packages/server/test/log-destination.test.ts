@@ -35,6 +35,25 @@ describe('logDestination', () => {
     destination.end();
   });
 
+  it('keeps up with a busy event loop: after each turn at most one batch is still unwritten', async () => {
+    const file = join(dir, 'calls.log');
+    const destination = logDestination(file, 600_000);
+    await once(destination, 'ready');
+    const log = createLogger({ level: 'info', destination });
+    // A loaded server: every event-loop turn answers calls and logs their lines. The
+    // asynchronous writer wrote one 2 KiB chunk per turn and fell further behind each turn.
+    let logged = 0;
+    for (let turn = 0; turn < 200; turn++) {
+      for (let i = 0; i < 20; i++) {
+        log.info({ reqId: `req-${logged++}`, method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const written = readFileSync(file, 'utf8');
+    expect(logged - written.split('\n').length).to.be.below(4096 / 100);
+    destination.end();
+  });
+
   it('writes a lone line out within the flush interval, with no flush call', async () => {
     const file = join(dir, 'calls.log');
     const destination = logDestination(file, 20);
