@@ -40,7 +40,7 @@ export {
 export type { TrustProxy } from './client-address.js';
 export type { DispatchTarget, MountOptions } from './http-handler.js';
 export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
-export { createLogger, REDACTED_PATHS, type LoggerOptions } from './logger.js';
+export { createLogger, flushQuietly, logDestination, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
 export { expressRpc } from './adapters/express.js';

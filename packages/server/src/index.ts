@@ -9,7 +9,9 @@ export {
 export { ConfigError } from './config/config-error.js';
 export { ENV_OVERRIDES, type EnvOverride } from './config/env-overrides.js';
 export type { ServerConfig } from './config/server-config.js';
-export { createServerLogger, logDestination, type ServerLogger } from './logger.js';
+export { createServerLogger, type ServerLogger } from './logger.js';
+/** Re-exported for embedders who write the server's log to a file of their own. */
+export { logDestination } from '@rollup-router/core';
 export {
   ServerMetrics,
   type ServerMetricsOptions,

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { createLogger } from '@rollup-router/core';
-import { logDestination } from '../src/logger.js';
+import { createLogger, logDestination } from '../src/logger.js';
 
 describe('logDestination', () => {
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'server-log-'))));
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'core-log-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const flushMs of [0, 100]) {
@@ -67,11 +66,27 @@ describe('logDestination', () => {
     destination.end();
   });
 
+  it('createLogger without a destination: stdout, one batched destination for every such logger, written out on exit', () => {
+    const script = [
+      "import { createLogger } from '@rollup-router/core';",
+      "for (let i = 0; i < 20; i++) createLogger().info({ reqId: `default-${i}` }, 'call');",
+      'process.exit(0);',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    // One exit listener for all of them: no MaxListenersExceededWarning.
+    expect(run.stderr).to.equal('');
+    const ids = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { reqId: string }).reqId);
+    expect(ids).to.deep.equal(Array.from({ length: 20 }, (_, i) => `default-${i}`));
+  });
+
   it('loses no batched line when the process exits right after logging', () => {
     const file = join(dir, 'calls.log');
     const script = [
-      "import { createLogger } from '@rollup-router/core';",
-      "import { logDestination } from '@rollup-router/server';",
+      "import { createLogger, logDestination } from '@rollup-router/core';",
       `const destination = logDestination(${JSON.stringify(file)}, 600000);`,
       "destination.once('ready', () => {",
       "  const log = createLogger({ level: 'info', destination });",
