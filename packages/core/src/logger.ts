@@ -1,3 +1,4 @@
+import { coreOptionsSchema } from './generated/schemas.js';
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 /**
@@ -37,8 +38,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   );
 }
 
-/** The server config's `logFlushMs` default, for loggers made without a destination. */
-const DEFAULT_FLUSH_MS = 100;
+/** `logFlushMs`'s default (schemas/core-options `$defs`, the server config's key), for loggers made without a destination. */
+const DEFAULT_FLUSH_MS = (coreOptionsSchema as { $defs: { logFlushMs: { default: number } } }).$defs
+  .logFlushMs.default;
 
 /** Bytes a batching destination collects before it writes (sonic-boom's minLength). */
 const BATCH_BYTES = 4096;
