@@ -1,16 +1,25 @@
 import { LRUCache } from 'lru-cache';
-import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
+import { findEach, type LearnedStatus, type StatusLayer, type WholeAnswer } from './layer.js';
+import { signatureKey } from './signature-key.js';
 import type { SignatureStatus } from './status.js';
+
+/** A remembered status with its signature: two signatures may share a key. */
+interface Entry {
+  readonly signature: string;
+  readonly status: SignatureStatus;
+}
 
 /**
  * The first link of the chain. Finalized statuses never change, so they stay until the
  * LRU evicts them; processed and confirmed ones may move on, so they live in a second
- * cache whose entries expire after a short TTL (none at all by default).
+ * cache whose entries expire after a short TTL (none at all by default). Both are keyed by
+ * signatureKey, not the signature text, which V8 would hash whole on every call; of two
+ * signatures sharing a key the one learned last is kept (a rare miss, never a wrong answer).
  */
 export class MemoryCache implements StatusLayer {
   readonly name = 'memory';
-  private readonly finalized: LRUCache<string, SignatureStatus> | undefined;
-  private readonly unfinalized: LRUCache<string, SignatureStatus> | undefined;
+  private readonly finalized: LRUCache<number, Entry> | undefined;
+  private readonly unfinalized: LRUCache<number, Entry> | undefined;
 
   constructor(maxEntries: number, unfinalizedTtlMs: number) {
     this.finalized = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : undefined;
@@ -22,17 +31,35 @@ export class MemoryCache implements StatusLayer {
   }
 
   find(signatures: readonly string[], found: Map<string, SignatureStatus | null>): readonly string[] {
-    return findEach(signatures, found, (s) => this.finalized?.get(s) ?? this.unfinalized?.get(s));
+    return findEach(signatures, found, (s) => this.entry(s)?.status);
+  }
+
+  /**
+   * Counts the distinct signatures by their entries (one per remembered signature), so a
+   * call needs no table of its signatures' texts.
+   */
+  findAll(signatures: readonly string[]): WholeAnswer | undefined {
+    const statuses: SignatureStatus[] = [];
+    const entries = new Set<Entry>();
+    for (const signature of signatures) {
+      const entry = this.entry(signature);
+      if (!entry) return undefined;
+      statuses.push(entry.status);
+      entries.add(entry);
+    }
+    return { statuses, distinct: entries.size };
   }
 
   /** Memory keeps every status: finalized ones for good, the others for the TTL. */
   learn(statuses: readonly LearnedStatus[]): void {
     for (const [signature, status] of statuses) {
+      const key = signatureKey(signature);
+      const entry = { signature, status };
       if (status.confirmationStatus === 'finalized') {
-        this.finalized?.set(signature, status);
-        this.unfinalized?.delete(signature);
+        this.finalized?.set(key, entry);
+        if (this.unfinalized?.peek(key)?.signature === signature) this.unfinalized.delete(key);
       } else {
-        this.unfinalized?.set(signature, status);
+        this.unfinalized?.set(key, entry);
       }
     }
   }
@@ -40,5 +67,13 @@ export class MemoryCache implements StatusLayer {
   stop(): void {
     this.finalized?.clear();
     this.unfinalized?.clear();
+  }
+
+  private entry(signature: string): Entry | undefined {
+    const key = signatureKey(signature);
+    const finalized = this.finalized?.get(key);
+    if (finalized?.signature === signature) return finalized;
+    const unfinalized = this.unfinalized?.get(key);
+    return unfinalized?.signature === signature ? unfinalized : undefined;
   }
 }
