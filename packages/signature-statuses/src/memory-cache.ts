@@ -4,9 +4,14 @@ import { signatureKey } from './signature-key.js';
 import type { SignatureStatus } from './status.js';
 
 /** A remembered status with its signature: two signatures may share a key. */
-interface Entry {
-  readonly signature: string;
-  readonly status: SignatureStatus;
+class Entry {
+  /** The last findAll that met this entry: a signature repeated in one call meets it again. */
+  lastCall = 0;
+
+  constructor(
+    readonly signature: string,
+    readonly status: SignatureStatus,
+  ) {}
 }
 
 /**
@@ -20,6 +25,7 @@ export class MemoryCache implements StatusLayer {
   readonly name = 'memory';
   private readonly finalized: LRUCache<number, Entry> | undefined;
   private readonly unfinalized: LRUCache<number, Entry> | undefined;
+  private calls = 0;
 
   constructor(maxEntries: number, unfinalizedTtlMs: number) {
     this.finalized = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : undefined;
@@ -35,26 +41,30 @@ export class MemoryCache implements StatusLayer {
   }
 
   /**
-   * Counts the distinct signatures by their entries (one per remembered signature), so a
-   * call needs no table of its signatures' texts.
+   * Counts the distinct signatures by their entries (one per remembered signature), each
+   * marked with the call's number when first met: no table of the call's signatures.
    */
   findAll(signatures: readonly string[]): WholeAnswer | undefined {
+    const call = ++this.calls;
     const statuses: SignatureStatus[] = [];
-    const entries = new Set<Entry>();
+    let distinct = 0;
     for (const signature of signatures) {
       const entry = this.entry(signature);
       if (!entry) return undefined;
       statuses.push(entry.status);
-      entries.add(entry);
+      if (entry.lastCall !== call) {
+        entry.lastCall = call;
+        distinct += 1;
+      }
     }
-    return { statuses, distinct: entries.size };
+    return { statuses, distinct };
   }
 
   /** Memory keeps every status: finalized ones for good, the others for the TTL. */
   learn(statuses: readonly LearnedStatus[]): void {
     for (const [signature, status] of statuses) {
       const key = signatureKey(signature);
-      const entry = { signature, status };
+      const entry = new Entry(signature, status);
       if (status.confirmationStatus === 'finalized') {
         this.finalized?.set(key, entry);
         if (this.unfinalized?.peek(key)?.signature === signature) this.unfinalized.delete(key);
