@@ -18,8 +18,10 @@ class Entry {
  * The first link of the chain. Finalized statuses never change, so they stay until the
  * LRU evicts them; processed and confirmed ones may move on, so they live in a second
  * cache whose entries expire after a short TTL (none at all by default). Both are keyed by
- * signatureKey, not the signature text, which V8 would hash whole on every call; of two
- * signatures sharing a key the one learned last is kept (a rare miss, never a wrong answer).
+ * signatureKey, not the signature text, which V8 would hash whole on every call. Of two
+ * signatures sharing a key the one learned last is kept: in a full cache of 100,000 about
+ * five pairs take turns (30-bit keys), a rare miss that the next layer answers, never a
+ * wrong answer.
  */
 export class MemoryCache implements StatusLayer {
   readonly name = 'memory';

@@ -103,7 +103,7 @@ describe('signature statuses: memory', () => {
     expect(up.requestCount).to.equal(1);
   });
 
-  describe('two signatures that end in the same seven characters (they share a key in memory)', () => {
+  describe('two signatures that end in the same characters (they share a key in memory)', () => {
     const pair = (): [string, string] => {
       const a = randomSignature();
       return [a, `${a.slice(0, 10)}${a[10] === 'x' ? 'y' : 'x'}${a.slice(11)}`];
