@@ -55,10 +55,12 @@ export class StatusChain {
   /** Synchronous when the layers know every signature; a promise only when an upstream is asked. */
   lookup(signatures: readonly string[], options: LookupOptions = {}): Answer {
     if (!this.running) throw new Error('signature-statuses: lookup before start() or after stop()');
+    // A call the first layer (memory) knows whole needs none of the bookkeeping below,
+    // whose map hashes each signature's whole text.
     const first = this.layers[0];
     const whole = first?.findAll?.(signatures);
-    if (whole) {
-      this.events.lookup(first!.name, whole.distinct);
+    if (first && whole) {
+      this.events.lookup(first.name, whole.distinct);
       return this.context.answer(whole.statuses);
     }
     // `found` is also the set of distinct signatures: one hash table built per call, not
