@@ -1,5 +1,6 @@
 import { _, Ajv2020, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { randomInt } from 'node:crypto';
 import { base58Check, type Base58Failure } from './base58.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
@@ -22,20 +23,36 @@ addFormats(ajv);
 
 /**
  * Text already found valid, per size. Clients poll the same signatures until they land,
- * so most checks are repeats, and the text's hash, computed here, is the one the status
- * lookups that follow need anyway: a repeat costs one probe instead of the alphabet scan
- * and comparison of `base58Check` (`npm run bench:dispatch`: a call of 256 repeated
- * signatures took 1.17x as long without it; fresh text pays a probe and an insert). Two generations
- * bound the memory: when the young one is full it becomes the old one and the previous
- * old one is dropped whole. (Evicting one entry at a time from the front of a Set walks
+ * so most checks are repeats: a repeat costs one probe and one comparison instead of the
+ * alphabet scan and comparison of `base58Check`. The tables are keyed by memoKey, not the
+ * text: V8 hashes a string over all its characters, and each call's text is new from
+ * JSON.parse, so a probe by text cost a hash of 88 characters, about as much as the check
+ * (issue 12). Two texts sharing a key take turns (the other is checked again). Two
+ * generations bound the memory: when the young one is full it becomes the old one and the
+ * previous old one is dropped whole. (Evicting one entry at a time from the front walks
  * V8's tombstones: it made fresh 256-signature calls 2.5x slower.) Only valid text is
  * kept, so nothing invalid is ever let through.
  */
 const GENERATION_SIZE = 2_048;
 
+/**
+ * Mixed into every key, so which keys share a bucket of V8's table (its hash of a small
+ * integer has no seed) cannot be worked out from outside to make probes walk long chains.
+ */
+const KEY_SEED = randomInt(2 ** 30);
+
+/** A small integer from the text's last six characters (its length when shorter). */
+function memoKey(text: string): number {
+  let key = text.length;
+  for (let i = Math.max(0, text.length - 6); i < text.length; i++) {
+    key = (Math.imul(key, 31) + text.charCodeAt(i)) | 0;
+  }
+  return (key ^ KEY_SEED) & 0x3fffffff;
+}
+
 class RememberingBase58Check {
-  private young = new Set<string>();
-  private old = new Set<string>();
+  private young = new Map<number, string>();
+  private old = new Map<number, string>();
   private readonly check: (text: string) => Base58Failure;
 
   constructor(size: number) {
@@ -44,14 +61,15 @@ class RememberingBase58Check {
 
   /** '' when `text` is base58 of the size, else Agave's reason. */
   readonly failure = (text: string): Base58Failure => {
-    if (this.young.has(text) || this.old.has(text)) return '';
+    const key = memoKey(text);
+    if (this.young.get(key) === text || this.old.get(key) === text) return '';
     const reason = this.check(text);
     if (reason !== '') return reason;
     if (this.young.size >= GENERATION_SIZE) {
       this.old = this.young;
-      this.young = new Set();
+      this.young = new Map();
     }
-    this.young.add(text);
+    this.young.set(key, text);
     return '';
   };
 }

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import bs58 from 'bs58';
 import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
 import { base58DecodedLength } from '../src/base58.js';
+import { compileSchema } from '../src/validation.js';
 
 describe('base58DecodedLength', () => {
   it('agrees with a full bs58 decode on every encoded byte string', () => {
@@ -36,6 +38,27 @@ describe('base58DecodedLength', () => {
         expect(base58DecodedLength(bs58.encode(power)), `256^${k}`).to.equal(power.length);
         expect(base58DecodedLength(bs58.encode(below)), `256^${k} - 1`).to.equal(below.length);
       }
+    }
+  });
+});
+
+describe('the base58Bytes keyword remembers valid text', () => {
+  const isSignature = compileSchema<string>({ type: 'string', base58Bytes: 64 });
+
+  it('refuses text that shares its length and last characters with text found valid before', () => {
+    // The memo is keyed by the text's length and last characters: these share that key.
+    let valid = '';
+    // 88 characters, so that a leading 'z' makes it too large for 64 bytes.
+    while (valid.length !== 88) valid = bs58.encode(randomBytes(64));
+    expect(isSignature(valid)).to.equal(true);
+    for (const [text, reason] of [
+      [`0${valid.slice(1)}`, 'Invalid'],
+      [`z${valid.slice(1)}`, 'WrongSize'],
+      [`${valid.slice(0, 10)}l${valid.slice(11)}`, 'Invalid'],
+    ] as const) {
+      expect(isSignature(text), text).to.equal(false);
+      expect(isSignature.failure().params).to.deep.equal({ reason, size: 64 });
+      expect(isSignature(valid)).to.equal(true);
     }
   });
 });

@@ -5,6 +5,13 @@ import type { SignatureStatus } from './status.js';
 /** A status some source knew, offered to the layers in front of it. */
 export type LearnedStatus = readonly [signature: string, status: SignatureStatus];
 
+/** A call answered by one layer: a status per requested signature, in request order. */
+export interface WholeAnswer {
+  readonly statuses: SignatureStatus[];
+  /** How many distinct signatures the call asked for (what onLookup counts). */
+  readonly distinct: number;
+}
+
 /**
  * One link of the answer chain in front of the upstreams (memory, the store, Redis). The
  * chain asks each layer only for what the layers before it did not know, and offers each
@@ -22,6 +29,12 @@ export interface StatusLayer {
     signatures: readonly string[],
     found: Map<string, SignatureStatus | null>,
   ): readonly string[] | Promise<readonly string[]>;
+  /**
+   * The whole call, when this layer knows every one of `signatures` (any order, duplicates
+   * included); undefined as soon as it lacks one. Lets a call answered from memory skip the
+   * chain's table of distinct signatures, whose string hashes were its largest cost.
+   */
+  findAll?(signatures: readonly string[]): WholeAnswer | undefined;
   /** What a later source knew (the store, an upstream); never throws. */
   learn?(statuses: readonly LearnedStatus[]): void;
   start?(log: PluginContext['log']): void | Promise<void>;

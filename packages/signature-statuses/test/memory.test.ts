@@ -89,4 +89,47 @@ describe('signature statuses: memory', () => {
     await p.lookup([sig]);
     expect(up.requestCount).to.equal(2);
   });
+  it('answers a 256-signature call from memory in request order, duplicates included, counting each distinct one once', async () => {
+    const distinct = randomSignatures(200);
+    distinct.forEach((s, i) => up.statuses.set(s, status('finalized', 1000 + i)));
+    const counts: [string, number][] = [];
+    const p = await start({ onLookup: (layer, n) => counts.push([layer, n]) });
+    await p.lookup(distinct);
+    counts.length = 0;
+    // Every one of the 200 in a shuffled order, then 56 of them again.
+    const asked = Array.from({ length: 256 }, (_, i) => distinct[(i * 7) % 200]!);
+    expect((await p.lookup(asked)).value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
+    expect(counts).to.deep.equal([['memory', 200]]);
+    expect(up.requestCount).to.equal(1);
+  });
+
+  describe('two signatures that end in the same characters (they share a key in memory)', () => {
+    const pair = (): [string, string] => {
+      const a = randomSignature();
+      return [a, `${a.slice(0, 10)}${a[10] === 'x' ? 'y' : 'x'}${a.slice(11)}`];
+    };
+
+    it('each is answered with its own status, never the other one', async () => {
+      const [a, b] = pair();
+      up.statuses.set(a, status('finalized', 90));
+      up.statuses.set(b, status('finalized', 91));
+      const p = await start({});
+      await p.lookup([a, b]);
+      expect((await p.lookup([a])).value).to.deep.equal([status('finalized', 90)]);
+      expect((await p.lookup([b, a, b])).value).to.deep.equal(
+        [91, 90, 91].map((slot) => status('finalized', slot)),
+      );
+    });
+
+    it("one becoming finalized does not drop the other's unfinalized status", async () => {
+      const [a, b] = pair();
+      up.statuses.set(a, status('confirmed', 90));
+      up.statuses.set(b, status('finalized', 91));
+      const p = await start({ memory: { unfinalizedTtlMs: 60000 } });
+      await p.lookup([a]);
+      await p.lookup([b]);
+      expect((await p.lookup([a])).value).to.deep.equal([status('confirmed', 90)]);
+      expect(up.requestCount).to.equal(2);
+    });
+  });
 });
