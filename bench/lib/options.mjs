@@ -27,7 +27,7 @@ export const USAGE = `npm run bench [-- options]
   --baseline          also write bench/results/baseline-<machine>.json
   --soak              1,000,000 mixed requests against the reference server; RSS after
                       100k and after 1M requests, growth > 10% exits non-zero
-  --soak-calls N      requests of the soak (default 1000000; checkpoint at 10%)
+  --soak-calls N      requests of the soak (default 1000000; RSS read at 10, 40, 70, 100%)
   --profile [REGEX]   run our server of the rows whose id matches (default prod.getRoutes)
                       under node --cpu-prof and print the top self-time frames
   --help`;
