@@ -26,6 +26,7 @@ export {
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, validateOptions, type Validator } from './validation.js';
+export { textKey } from './text-key.js';
 export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';
 export type { EnvelopeStyle } from './envelope.js';

@@ -1,7 +1,7 @@
 import { _, Ajv2020, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { randomInt } from 'node:crypto';
 import { base58Check, type Base58Failure } from './base58.js';
+import { textKey } from './text-key.js';
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
 
@@ -24,7 +24,7 @@ addFormats(ajv);
 /**
  * Text already found valid, per size. Clients poll the same signatures until they land,
  * so most checks are repeats: a repeat costs one probe and one comparison instead of the
- * alphabet scan and comparison of `base58Check`. The tables are keyed by memoKey, not the
+ * alphabet scan and comparison of `base58Check`. The tables are keyed by textKey, not the
  * text: V8 hashes a string over all its characters, and each call's text is new from
  * JSON.parse, so a probe by text cost a hash of 88 characters, about as much as the check
  * (issue 12). Two texts sharing a key take turns (the other is checked again). Two
@@ -34,21 +34,6 @@ addFormats(ajv);
  * kept, so nothing invalid is ever let through.
  */
 const GENERATION_SIZE = 2_048;
-
-/**
- * Mixed into every key, so which keys share a bucket of V8's table (its hash of a small
- * integer has no seed) cannot be worked out from outside to make probes walk long chains.
- */
-const KEY_SEED = randomInt(2 ** 30);
-
-/** A small integer from the text's last six characters (its length when shorter). */
-function memoKey(text: string): number {
-  let key = text.length;
-  for (let i = Math.max(0, text.length - 6); i < text.length; i++) {
-    key = (Math.imul(key, 31) + text.charCodeAt(i)) | 0;
-  }
-  return (key ^ KEY_SEED) & 0x3fffffff;
-}
 
 class RememberingBase58Check {
   private young = new Map<number, string>();
@@ -61,7 +46,7 @@ class RememberingBase58Check {
 
   /** '' when `text` is base58 of the size, else Agave's reason. */
   readonly failure = (text: string): Base58Failure => {
-    const key = memoKey(text);
+    const key = textKey(text);
     if (this.young.get(key) === text || this.old.get(key) === text) return '';
     const reason = this.check(text);
     if (reason !== '') return reason;

@@ -1,6 +1,6 @@
+import { textKey } from '@rollup-router/core';
 import { LRUCache } from 'lru-cache';
 import { findEach, type LearnedStatus, type StatusLayer, type WholeAnswer } from './layer.js';
-import { signatureKey } from './signature-key.js';
 import type { SignatureStatus } from './status.js';
 
 /** A remembered status with its signature: two signatures may share a key. */
@@ -18,7 +18,7 @@ class Entry {
  * The first link of the chain. Finalized statuses never change, so they stay until the
  * LRU evicts them; processed and confirmed ones may move on, so they live in a second
  * cache whose entries expire after a short TTL (none at all by default). Both are keyed by
- * signatureKey, not the signature text, which V8 would hash whole on every call. Of two
+ * textKey, not the signature text, which V8 would hash whole on every call. Of two
  * signatures sharing a key the one learned last is kept: in a full cache of 100,000 about
  * five pairs take turns (30-bit keys), a rare miss that the next layer answers, never a
  * wrong answer.
@@ -65,7 +65,7 @@ export class MemoryCache implements StatusLayer {
   /** Memory keeps every status: finalized ones for good, the others for the TTL. */
   learn(statuses: readonly LearnedStatus[]): void {
     for (const [signature, status] of statuses) {
-      const key = signatureKey(signature);
+      const key = textKey(signature);
       const entry = new Entry(signature, status);
       if (status.confirmationStatus === 'finalized') {
         this.finalized?.set(key, entry);
@@ -82,7 +82,7 @@ export class MemoryCache implements StatusLayer {
   }
 
   private entry(signature: string): Entry | undefined {
-    const key = signatureKey(signature);
+    const key = textKey(signature);
     const finalized = this.finalized?.get(key);
     if (finalized?.signature === signature) return finalized;
     const unfinalized = this.unfinalized?.get(key);
