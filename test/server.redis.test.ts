@@ -183,6 +183,11 @@ describe('rollup-router: several instances sharing one Redis', function () {
     const metrics = (await get(`${one.base}/metrics`)).text;
     expect(sample(metrics, 'rollup_router_redis_up')).to.equal(0);
     expect(sample(metrics, 'rollup_router_redis_outages_total')).to.equal(1);
+    // Log lines reach stdout in batches, within logFlushMs (100 ms) of being logged.
+    await waitFor(
+      () => one.logs().some((l) => String(l.msg).startsWith('redis unreachable')),
+      'the outage logged',
+    );
     expect(one.logs().filter((l) => String(l.msg).startsWith('redis unreachable'))).to.have.length(1);
 
     await redis.restart();
@@ -192,7 +197,10 @@ describe('rollup-router: several instances sharing one Redis', function () {
         'the instance to reconnect',
         { attempts: 200, stepMs: 100 },
       );
-    expect(one.logs().some((l) => String(l.msg).startsWith('redis reachable again'))).to.equal(true);
+    await waitFor(
+      () => one.logs().some((l) => String(l.msg).startsWith('redis reachable again')),
+      'the recovery logged',
+    );
     // The restarted Redis is empty: the shared budget of 30 holds again across both.
     const shared = await Promise.all(
       Array.from({ length: 40 }, (_, i) => ask(i % 2 ? one.base : two.base, i)),
