@@ -25,8 +25,8 @@ export const USAGE = `npm run bench [-- options]
                       them too unless REGEX matches "subscriptions"; --quick skips them
                       unless --subscriptions is given
   --baseline          also write bench/results/baseline-<machine>.json
-  --soak              1,000,000 mixed requests against the reference server; RSS after
-                      100k and after 1M requests, growth > 10% exits non-zero
+  --soak              1,000,000 mixed requests against the reference server; RSS read at
+                      10, 40, 70 and 100% of them, growth > 10% from 40% to the end exits non-zero
   --soak-calls N      requests of the soak (default 1000000; RSS read at 10, 40, 70, 100%)
   --profile [REGEX]   run our server of the rows whose id matches (default prod.getRoutes)
                       under node --cpu-prof and print the top self-time frames

@@ -30,7 +30,6 @@ export async function serveReferenceServer(settings, ready) {
   let running;
   try {
     const { config: loaded } = await server.loadConfig({ file: configFile });
-    // What the CLI does with stdout, to a file.
     // What the CLI does with stdout, to a file: stdout here is the runner's control channel.
     const destination = server.logDestination(logFile, loaded.logFlushMs);
     const logger = createLogger({ level: loaded.logLevel, destination });

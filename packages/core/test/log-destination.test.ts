@@ -17,6 +17,20 @@ describe('logDestination', () => {
     });
   }
 
+  it('logFlushMs 0: each line is in the file as soon as it is logged', async () => {
+    const file = join(dir, 'calls.log');
+    const destination = logDestination(file, 0);
+    await once(destination, 'ready');
+    const log = createLogger({ level: 'info', destination });
+    for (let i = 0; i < 3; i++) {
+      log.info({ reqId: `now-${i}`, method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
+      expect(reqIds(readFileSync(file, 'utf8'))).to.deep.equal(
+        Array.from({ length: i + 1 }, (_, j) => `now-${j}`),
+      );
+    }
+    destination.end();
+  });
+
   it('batches lines: nothing is written until 4 KiB are pending, the flush interval passes or flush is called', async () => {
     const file = join(dir, 'calls.log');
     // An interval no test waits for: only flushSync can write these lines.
@@ -67,25 +81,19 @@ describe('logDestination', () => {
   });
 
   it('createLogger without a destination: stdout, one batched destination for every such logger, written out on exit', () => {
-    const script = [
+    const run = runModule(
       "import { createLogger } from '@rollup-router/core';",
       "for (let i = 0; i < 20; i++) createLogger().info({ reqId: `default-${i}` }, 'call');",
       'process.exit(0);',
-    ].join('\n');
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(run.status, run.stderr).to.equal(0);
+    );
     // One exit listener for all of them: no MaxListenersExceededWarning.
     expect(run.stderr).to.equal('');
-    const ids = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((l) => (JSON.parse(l) as { reqId: string }).reqId);
-    expect(ids).to.deep.equal(Array.from({ length: 20 }, (_, i) => `default-${i}`));
+    expect(reqIds(run.stdout)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `default-${i}`));
   });
 
   it('loses no batched line when the process exits right after logging', () => {
     const file = join(dir, 'calls.log');
-    const script = [
+    runModule(
       "import { createLogger, logDestination } from '@rollup-router/core';",
       `const destination = logDestination(${JSON.stringify(file)}, 600000);`,
       "destination.once('ready', () => {",
@@ -93,19 +101,28 @@ describe('logDestination', () => {
       "  for (let i = 0; i < 3; i++) log.info({ reqId: 'exit-' + i }, 'call');",
       '  process.exit(0);',
       '});',
-    ].join('\n');
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(run.status, run.stderr).to.equal(0);
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    expect(lines.map((l) => (JSON.parse(l) as { reqId: string }).reqId)).to.deep.equal([
-      'exit-0',
-      'exit-1',
-      'exit-2',
-    ]);
+    );
+    expect(reqIds(readFileSync(file, 'utf8'))).to.deep.equal(['exit-0', 'exit-1', 'exit-2']);
   });
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the lines as an ES module in a new Node process, which must exit 0. */
+function runModule(...lines: string[]): { stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', lines.join('\n')], {
+    encoding: 'utf8',
+  });
+  expect(run.status, run.stderr).to.equal(0);
+  return run;
+}
+
+/** The reqId of each JSON line of a log's text, in order. */
+const reqIds = (text: string): string[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { reqId: string }).reqId);
 
 async function everyLineWhole(file: string, flushMs: number): Promise<void> {
   const destination = logDestination(file, flushMs);
