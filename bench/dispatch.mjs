@@ -5,13 +5,21 @@
 // the tool for "did this change to parse, validate, dispatch or the chain make a call
 // cheaper". Given other checkouts (built, with node_modules), their runs alternate with
 // this one's, each in a fresh process, and the best of the runs is compared.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freshSignatureBodies } from './lib/requests.mjs';
 import { benchRoutes, benchSignatures } from './targets/lib/fixtures.mjs';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_DISPATCH_RUNS ?? 4);
+/** BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof). */
+const ONLY = process.env.BENCH_DISPATCH_CASES?.split(',');
+const wanted = (name) => !ONLY || ONLY.includes(name);
 const STATUS =
   '{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":212,"status":{"Ok":null}}';
 
@@ -51,7 +59,7 @@ async function measure(root, rounds = 3) {
   ];
   await rpc.dispatch(cases[2][1]);
   const out = {};
-  for (const [name, text, n] of cases) {
+  for (const [name, text, n] of cases.filter(([name]) => wanted(name))) {
     for (let i = 0; i < n / 4; i++) await rpc.dispatch(text);
     let best = Infinity;
     for (let r = 0; r < rounds; r++) {
@@ -63,8 +71,73 @@ async function measure(root, rounds = 3) {
   }
   await rpc.stop();
   upstream.close();
+  if (wanted('fresh-256')) out['fresh-256'] = await measureFresh(core, signatureStatusesPlugin, rounds);
   return out;
 }
+
+/**
+ * Our CPU per call of 256 signatures nobody asked before, through memory, a SQLite store
+ * and an upstream in another process that knows none of them (as validator A answers
+ * fresh ones): parse, validate, the chain, the coalescer, the upstream request and its
+ * answer. CPU time, not wall time, so the upstream's own work and the wait are out;
+ * 16 calls at a time, so the coalescer's tables hold several calls as under load.
+ */
+async function measureFresh(core, signatureStatusesPlugin, rounds) {
+  const upstream = spawn(process.execPath, ['-e', UNKNOWING_UPSTREAM], { stdio: ['ignore', 'pipe', 'ignore'] });
+  process.once('exit', () => upstream.kill());
+  const [portText] = await once(upstream.stdout, 'data');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-dispatch-'));
+  const rpc = core.createRpc({
+    logger: core.createLogger({ level: 'silent' }),
+    plugins: [
+      signatureStatusesPlugin({
+        upstreams: [{ url: `http://127.0.0.1:${Number(portText)}` }],
+        store: { path: join(dir, 'statuses.sqlite') },
+      }),
+    ],
+  });
+  await rpc.start();
+  const CALLS = 500;
+  const INFLIGHT = 16;
+  // Made before any is timed: making them is not the call's work, nor is their garbage.
+  const texts = freshSignatureBodies(CALLS * (rounds + 1), 256);
+  const run = async (from, to) => {
+    let at = from;
+    const worker = async () => {
+      while (at < to) {
+        const answer = await rpc.dispatch(texts[at++]);
+        if (!answer.includes('"value":[null,')) throw new Error(`fresh-256: unexpected answer ${answer.slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: INFLIGHT }, worker));
+  };
+  await run(0, CALLS);
+  let best = Infinity;
+  for (let r = 1; r <= rounds; r++) {
+    const before = process.cpuUsage();
+    await run(r * CALLS, (r + 1) * CALLS);
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / CALLS);
+  }
+  await rpc.stop();
+  upstream.kill();
+  rmSync(dir, { recursive: true, force: true });
+  return best;
+}
+
+/** Answers every getSignatureStatuses with a null per signature: nobody knows them. */
+const UNKNOWING_UPSTREAM = `
+const server = require('node:http').createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    const call = JSON.parse(body);
+    const value = call.params[0].map(() => 'null').join(',');
+    res.end('{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":300},"value":[' + value + ']},"id":' + JSON.stringify(call.id) + '}');
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port)));
+`;
 
 if (process.argv[2] === '--child') {
   process.stdout.write(JSON.stringify(await measure(process.argv[3])));

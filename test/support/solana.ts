@@ -8,6 +8,15 @@ export const randomSignature = (): string => bs58.encode(randomBytes(64));
 
 export const randomSignatures = (n: number): string[] => Array.from({ length: n }, randomSignature);
 
+/**
+ * Two different signatures that end in the same characters, so they share a textKey
+ * (length and last 8 characters): tables keyed by it must tell them apart by their text.
+ */
+export function signaturesSharingKey(): [string, string] {
+  const a = randomSignature();
+  return [a, `${a.slice(0, 10)}${a[10] === 'x' ? 'y' : 'x'}${a.slice(11)}`];
+}
+
 /** A fresh public key (a node identity): base58 text of 32 random bytes. */
 export const newIdentity = (): string => bs58.encode(randomBytes(32));
 

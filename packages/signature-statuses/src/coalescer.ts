@@ -1,4 +1,4 @@
-import { ErrorCode, RpcError } from '@rollup-router/core';
+import { ErrorCode, RpcError, textKey } from '@rollup-router/core';
 import type { SignatureStatus } from './status.js';
 import type { UpstreamContext } from './answer-context.js';
 import type { UpstreamAnswer } from './upstream/fan-out.js';
@@ -28,8 +28,13 @@ const MAX_BATCH = 256;
  * starting another. A lookup is abandoned only when every call waiting for it is gone.
  */
 export class Coalescer {
-  /** Per searchTransactionHistory, keyed by the signature itself: no key is built per lookup. */
-  private readonly inFlight = new Map<boolean, Map<string, Batch>>([
+  /**
+   * Per searchTransactionHistory, the signatures on their way, keyed by textKey: a map by
+   * the text hashed each fresh signature over its 88 characters on the way in and again on
+   * the way out, a seventh of a fresh 256-signature call (--cpu-prof, issue 12). A
+   * signature whose key another one holds is asked for in its own right, not joined.
+   */
+  private readonly inFlight = new Map<boolean, Map<number, InFlight>>([
     [false, new Map()],
     [true, new Map()],
   ]);
@@ -52,12 +57,20 @@ export class Coalescer {
     const inFlight = this.inFlight.get(searchTransactionHistory)!;
     for (let i = 0; i < signatures.length; i++) {
       const signature = signatures[i]!;
-      let batch = inFlight.get(signature);
-      if (!batch || batch.abandoned) {
-        if (batch) batch.superseded = true;
+      const key = textKey(signature);
+      const held = inFlight.get(key);
+      let batch: Batch;
+      if (held && held.signature === signature && !held.batch.abandoned) {
+        batch = held.batch;
+      } else {
         batch = this.fillingBatch(searchTransactionHistory);
         batch.signatures.push(signature);
-        inFlight.set(signature, batch);
+        // An abandoned lookup's entry is taken over; another signature's is left alone.
+        if (!held || held.batch.abandoned) {
+          const entry: InFlight = { key, signature, batch };
+          inFlight.set(key, entry);
+          batch.entries.push(entry);
+        }
       }
       // Mostly one batch per call: the check against the last one spares the search.
       let at = batches.length - 1;
@@ -93,26 +106,31 @@ export class Coalescer {
     batch.settle(
       this.runner(batch.signatures, history, batch.start(this.deadlineMs)).finally(() => {
         const inFlight = this.inFlight.get(history)!;
-        // Each signature still points here unless a later lookup took it over: only then
-        // is each entry read before it is deleted.
-        for (const s of batch.signatures)
-          if (!batch.superseded || inFlight.get(s) === batch) inFlight.delete(s);
+        // An entry a later lookup took over (this one was abandoned) is that lookup's.
+        for (const entry of batch.entries) if (inFlight.get(entry.key) === entry) inFlight.delete(entry.key);
       }),
     );
   }
 }
 
+/** A signature on its way, in the batch that asks for it. */
+interface InFlight {
+  readonly key: number;
+  readonly signature: string;
+  readonly batch: Batch;
+}
+
 /** Signatures that go to the upstreams in one request, and the calls waiting for them. */
 class Batch {
   readonly signatures: string[] = [];
+  /** The in-flight entries this batch holds (not those of signatures whose key was taken). */
+  readonly entries: InFlight[] = [];
   readonly done: Promise<UpstreamAnswer>;
   private resolveDone!: (answer: Promise<UpstreamAnswer>) => void;
   private readonly controller = new AbortController();
   private waiting = 0;
   private readonly detachers: (() => void)[] = [];
   private deadline: NodeJS.Timeout | undefined;
-  /** A later lookup gave one of its signatures to another batch (this one was abandoned). */
-  superseded = false;
 
   constructor() {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));

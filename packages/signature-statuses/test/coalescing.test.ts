@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '../src/index.js';
-import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { randomSignature, randomSignatures, signaturesSharingKey, status } from '@rollup-router/test-support/solana';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
@@ -141,6 +141,39 @@ describe('signature statuses: request coalescing', () => {
     expect((await takeover).value).to.deep.equal([status('finalized', 63)]);
     expect((await joining).value).to.deep.equal([status('finalized', 63)]);
     expect(up.requestCount).to.equal(2);
+  });
+
+  it('two signatures sharing a key, both under way: each is asked and answered with its own status', async () => {
+    const [a, b] = signaturesSharingKey();
+    up.statuses.set(a, status('confirmed', 70));
+    up.statuses.set(b, status('finalized', 71));
+    const release = up.hold();
+    const firstA = plugin.lookup([a]);
+    await waitFor(() => up.requestCount === 1, 'the request for a to reach the upstream');
+    // b's key is taken by a: b goes out on its own, and so does a repeat of b; a repeat of a joins.
+    const firstB = plugin.lookup([b]);
+    await waitFor(() => up.requestCount === 2, 'the request for b to reach the upstream');
+    const againA = plugin.lookup([a]);
+    const againB = plugin.lookup([b]);
+    await waitFor(() => up.requestCount === 3, 'the second request for b to reach the upstream');
+    release();
+    const [va, vb, va2, vb2] = (await Promise.all([firstA, firstB, againA, againB])).map((x) => x.value);
+    expect([va, va2]).to.deep.equal([[status('confirmed', 70)], [status('confirmed', 70)]]);
+    expect([vb, vb2]).to.deep.equal([[status('finalized', 71)], [status('finalized', 71)]]);
+    expect(up.requests.map((r) => r.signatures)).to.deep.equal([[a], [b], [b]]);
+  });
+
+  it('a key is free again once the request holding it ends: the other signature then coalesces', async () => {
+    // Unknown signatures: memory keeps no answer for them, so every lookup needs the upstream.
+    const [a, b] = signaturesSharingKey();
+    const release = up.hold();
+    const held = plugin.lookup([a]);
+    await waitFor(() => up.requestCount === 1, 'the request for a to reach the upstream');
+    release();
+    await held;
+    const answers = await Promise.all([plugin.lookup([b]), plugin.lookup([b]), plugin.lookup([b])]);
+    expect(answers.map((x) => x.value)).to.deep.equal([[null], [null], [null]]);
+    expect(up.requests.map((r) => r.signatures)).to.deep.equal([[a], [b]]);
   });
 
   it('a caller that gives up does not cancel the request others wait for', async () => {

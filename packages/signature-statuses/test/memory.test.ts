@@ -5,7 +5,7 @@ import {
   type SignatureStatusesOptions,
   type SignatureStatusesPlugin,
 } from '../src/index.js';
-import { randomSignature, randomSignatures, status } from '@rollup-router/test-support/solana';
+import { randomSignature, randomSignatures, signaturesSharingKey, status } from '@rollup-router/test-support/solana';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
@@ -104,13 +104,8 @@ describe('signature statuses: memory', () => {
   });
 
   describe('two signatures that end in the same characters (they share a key in memory)', () => {
-    const pair = (): [string, string] => {
-      const a = randomSignature();
-      return [a, `${a.slice(0, 10)}${a[10] === 'x' ? 'y' : 'x'}${a.slice(11)}`];
-    };
-
     it('each is answered with its own status, never the other one', async () => {
-      const [a, b] = pair();
+      const [a, b] = signaturesSharingKey();
       up.statuses.set(a, status('finalized', 90));
       up.statuses.set(b, status('finalized', 91));
       const p = await start({});
@@ -122,7 +117,7 @@ describe('signature statuses: memory', () => {
     });
 
     it("one becoming finalized does not drop the other's unfinalized status", async () => {
-      const [a, b] = pair();
+      const [a, b] = signaturesSharingKey();
       up.statuses.set(a, status('confirmed', 90));
       up.statuses.set(b, status('finalized', 91));
       const p = await start({ memory: { unfinalizedTtlMs: 60000 } });
