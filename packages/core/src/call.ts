@@ -9,13 +9,21 @@ export interface CallScope {
   readonly log: Logger;
   /** Aborts when the client goes away before its answer was sent; one per request, shared by its calls. */
   readonly clientGone: AbortSignal;
+  /**
+   * Calls `listener` once when the client goes away (at once if it has): what clientGone
+   * says, without an AbortSignal. A call's signal follows it with a plain callback, where
+   * AbortSignal.any over clientGone cost 8-26 µs per call on Node 20 (2-3 µs on 24), and
+   * clientGone's own signal then is never made (~4 µs on Node 20). A scope that offers it
+   * ends with its request, so nothing is unfollowed.
+   */
+  readonly followGone?: (listener: (reason: unknown) => void) => void;
   /** The connection's subscriptions, on transports that keep a connection (WebSocket). */
   readonly session?: SubscriptionHost;
 }
 
 export class Call implements CallContext {
   private childLog: Logger | undefined;
-  private deadlineController: AbortController | undefined;
+  private controller: AbortController | undefined;
   private combined: AbortSignal | undefined;
   private expired = false;
 
@@ -44,11 +52,19 @@ export class Call implements CallContext {
 
   get signal(): AbortSignal {
     if (!this.combined) {
-      const deadline = (this.deadlineController = new AbortController());
-      if (this.expired) deadline.abort(new Error('deadline exceeded'));
-      // AbortSignal.any follows its sources without adding listeners to the response,
-      // so a batch of calls shares the request's one.
-      this.combined = AbortSignal.any([this.scope.clientGone, deadline.signal]);
+      const controller = (this.controller = new AbortController());
+      const { scope } = this;
+      if (this.expired) {
+        controller.abort(deadlineExceeded());
+        this.combined = controller.signal;
+      } else if (scope.followGone) {
+        scope.followGone((reason) => controller.abort(reason));
+        this.combined = controller.signal;
+      } else {
+        // A signal of the embedder's (rpc.dispatch) or a connection's: AbortSignal.any
+        // follows it through a weak reference, so calls that end leave no listener on it.
+        this.combined = AbortSignal.any([scope.clientGone, controller.signal]);
+      }
     }
     return this.combined;
   }
@@ -56,6 +72,8 @@ export class Call implements CallContext {
   /** The deadline passed: whoever listens on the signal stops working for nobody. */
   expire(): void {
     this.expired = true;
-    this.deadlineController?.abort(new Error('deadline exceeded'));
+    this.controller?.abort(deadlineExceeded());
   }
 }
+
+const deadlineExceeded = (): Error => new Error('deadline exceeded');

@@ -21,7 +21,7 @@ export interface HttpExchange {
    * why there is no body text to parse (one of the symbols below).
    */
   readBody(limit: number): Promise<BodyText>;
-  /** Calls `listener` if the client goes away before the reply is written. */
+  /** Calls `listener` if the client goes away before the reply is written (at once when it already has). */
   onClientGone(listener: () => void): void;
 }
 

@@ -242,6 +242,9 @@ const BODY_CONSUMED_DATA =
 class RequestScope implements CallScope {
   readonly origin: CallOrigin;
   private gone: AbortController | undefined;
+  /** Who follows the client's end; undefined until the first, then one listener on the response. */
+  private followers: ((reason: unknown) => void)[] | undefined;
+  private goneReason: Error | undefined;
 
   constructor(
     private readonly ex: HttpExchange,
@@ -254,9 +257,22 @@ class RequestScope implements CallScope {
   get clientGone(): AbortSignal {
     if (!this.gone) {
       const controller = (this.gone = new AbortController());
-      this.ex.onClientGone(() => controller.abort(new Error('client disconnected')));
+      this.followGone((reason) => controller.abort(reason));
     }
     return this.gone.signal;
+  }
+
+  followGone(listener: (reason: unknown) => void): void {
+    if (this.goneReason) return listener(this.goneReason);
+    if (this.followers) {
+      this.followers.push(listener);
+      return;
+    }
+    const followers = (this.followers = [listener]);
+    this.ex.onClientGone(() => {
+      const reason = (this.goneReason = new Error('client disconnected'));
+      for (const follow of followers.splice(0)) follow(reason);
+    });
   }
 }
 

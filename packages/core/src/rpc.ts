@@ -230,6 +230,8 @@ export class Rpc {
       origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
       log: this.logger,
       clientGone: scope.signal ?? NEVER_ABORTED,
+      // No signal: nobody can go away, so a call's signal follows nothing (no AbortSignal.any).
+      followGone: scope.signal ? undefined : followNothing,
       session: scope.session,
     };
     const parsed = parseBody(body);
@@ -310,6 +312,7 @@ export interface AccessRules {
 
 const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };
 const NEVER_ABORTED = new AbortController().signal;
+const followNothing = (): void => undefined;
 
 export function createRpc(options: RpcOptions = {}): Rpc {
   return new Rpc(options);

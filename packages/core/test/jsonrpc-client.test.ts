@@ -100,6 +100,25 @@ describe('JsonRpcClient', () => {
     expect(server.requests).to.equal(3);
   });
 
+  it('an answer cut off mid-body is unreachable, one stalled mid-body times out, and neither hangs', async () => {
+    server = await node((call, _req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"jsonrpc":"2.0","result":"');
+      if (call.method === 'cut') setTimeout(() => res.destroy(), 20); // 'stall' sends no more
+    });
+    expect(await client.call(server.url, { method: 'cut', timeoutMs: 5000 })).to.include({
+      kind: 'unreachable',
+    });
+    expect(await client.call(server.url, { method: 'stall', timeoutMs: 100 })).to.deep.equal({
+      kind: 'timeout',
+      detail: 'no answer within 100 ms',
+    });
+    const controller = new AbortController();
+    const pending = client.call(server.url, { method: 'stall', timeoutMs: 10_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect(await pending).to.deep.equal({ kind: 'aborted', detail: 'cancelled' });
+  });
+
   it("reports the caller's own end as aborted", async () => {
     server = await node(() => undefined);
     const controller = new AbortController();

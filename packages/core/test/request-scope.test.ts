@@ -63,6 +63,7 @@ describe('observers are guarded', () => {
 });
 
 describe('the client going away', () => {
+  const rpcs: ReturnType<typeof createRpc>[] = [];
   it("aborts every call's ctx.signal in its batch, through the request's one signal", async () => {
     const reasons: string[] = [];
     let started = 0;
@@ -92,6 +93,43 @@ describe('the client going away', () => {
       await pending;
       await waitFor(() => reasons.length === 3, 'the three signals to abort');
       expect(reasons).to.deep.equal(['client disconnected', 'client disconnected', 'client disconnected']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a call that looks at ctx.signal only after the client left finds it aborted, with the same reason', async () => {
+    let entered = false;
+    let release!: () => void;
+    const seen = new Promise<{ aborted: boolean; reason: string }>((resolveSeen) => {
+      const late = defineMethod<[], string>({
+        name: 'late',
+        handler: async (_params, ctx) => {
+          entered = true;
+          await new Promise<void>((r) => (release = r));
+          resolveSeen({ aborted: ctx.signal.aborted, reason: String((ctx.signal.reason as Error)?.message) });
+          return 'done';
+        },
+      });
+      rpcs.push(createRpc({ logger: createLogger({ level: 'silent' }), methods: [late] }));
+    });
+    const server = await listen(createNodeListener(rpcs.at(-1)!));
+    try {
+      const client = new AbortController();
+      // An early touch of the request's signal (as a handler of another call in its batch might) and a late one.
+      const pending = fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"late"}',
+        signal: client.signal,
+      }).catch(() => undefined);
+      await waitFor(() => entered, 'the call to start');
+      client.abort();
+      await pending;
+      // The server sees the socket close a moment after the client drops it.
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      expect(await seen).to.deep.equal({ aborted: true, reason: 'client disconnected' });
     } finally {
       await server.close();
     }

@@ -50,6 +50,11 @@ class NodeExchange implements HttpExchange {
 
   onClientGone(listener: () => void): void {
     const res = this.res;
+    // Asked after the connection closed (a handler that looks late): it is gone already.
+    if (res.destroyed) {
+      if (!res.writableFinished) listener();
+      return;
+    }
     res.once('close', () => {
       if (!res.writableFinished) listener();
     });
