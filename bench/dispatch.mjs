@@ -83,7 +83,9 @@ async function measure(root, rounds = 3) {
  * 16 calls at a time, so the coalescer's tables hold several calls as under load.
  */
 async function measureFresh(core, signatureStatusesPlugin, rounds) {
-  const upstream = spawn(process.execPath, ['-e', UNKNOWING_UPSTREAM], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const upstream = spawn(process.execPath, ['-e', UNKNOWING_UPSTREAM], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   process.once('exit', () => upstream.kill());
   const [portText] = await once(upstream.stdout, 'data');
   const dir = mkdtempSync(join(tmpdir(), 'bench-dispatch-'));
@@ -106,7 +108,8 @@ async function measureFresh(core, signatureStatusesPlugin, rounds) {
     const worker = async () => {
       while (at < to) {
         const answer = await rpc.dispatch(texts[at++]);
-        if (!answer.includes('"value":[null,')) throw new Error(`fresh-256: unexpected answer ${answer.slice(0, 200)}`);
+        if (!answer.includes('"value":[null,'))
+          throw new Error(`fresh-256: unexpected answer ${answer.slice(0, 200)}`);
       }
     };
     await Promise.all(Array.from({ length: INFLIGHT }, worker));

@@ -114,7 +114,11 @@ describe('JsonRpcClient', () => {
       detail: 'no answer within 100 ms',
     });
     const controller = new AbortController();
-    const pending = client.call(server.url, { method: 'stall', timeoutMs: 10_000, signal: controller.signal });
+    const pending = client.call(server.url, {
+      method: 'stall',
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 50);
     expect(await pending).to.deep.equal({ kind: 'aborted', detail: 'cancelled' });
   });

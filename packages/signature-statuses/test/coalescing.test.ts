@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { createLogger } from '@rollup-router/core';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '../src/index.js';
-import { randomSignature, randomSignatures, signaturesSharingKey, status } from '@rollup-router/test-support/solana';
+import {
+  randomSignature,
+  randomSignatures,
+  signaturesSharingKey,
+  status,
+} from '@rollup-router/test-support/solana';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 

@@ -5,7 +5,12 @@ import {
   type SignatureStatusesOptions,
   type SignatureStatusesPlugin,
 } from '../src/index.js';
-import { randomSignature, randomSignatures, signaturesSharingKey, status } from '@rollup-router/test-support/solana';
+import {
+  randomSignature,
+  randomSignatures,
+  signaturesSharingKey,
+  status,
+} from '@rollup-router/test-support/solana';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 
 const log = createLogger({ level: 'silent' });
