@@ -8,7 +8,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,22 +29,11 @@ async function measure(root, rounds = 3) {
     ['core', 'signature-statuses', 'routes'].map(load),
   );
   // The upstream is asked once, to fill the memory cache; every timed call is answered from memory.
-  const upstream = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const call = JSON.parse(body);
-      const value = call.params[0].map(() => STATUS).join(',');
-      res.end(
-        `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":300},"value":[${value}]},"id":${JSON.stringify(call.id)}}`,
-      );
-    });
-  });
-  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstream = await startUpstream(STATUS);
   const rpc = core.createRpc({
     logger: core.createLogger({ level: 'silent' }),
     plugins: [
-      signatureStatusesPlugin({ upstreams: [{ url: `http://127.0.0.1:${upstream.address().port}` }] }),
+      signatureStatusesPlugin({ upstreams: [{ url: upstream.url }] }),
       routesPlugin({ routes: benchRoutes(10) }),
     ],
   });
@@ -70,7 +58,7 @@ async function measure(root, rounds = 3) {
     out[name] = best;
   }
   await rpc.stop();
-  upstream.close();
+  upstream.kill();
   if (wanted('fresh-256')) out['fresh-256'] = await measureFresh(core, signatureStatusesPlugin, rounds);
   return out;
 }
@@ -83,17 +71,14 @@ async function measure(root, rounds = 3) {
  * 16 calls at a time, so the coalescer's tables hold several calls as under load.
  */
 async function measureFresh(core, signatureStatusesPlugin, rounds) {
-  const upstream = spawn(process.execPath, ['-e', UNKNOWING_UPSTREAM], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  process.once('exit', () => upstream.kill());
-  const [portText] = await once(upstream.stdout, 'data');
+  // Nobody knows them, as validator A answers fresh signatures.
+  const upstream = await startUpstream('null');
   const dir = mkdtempSync(join(tmpdir(), 'bench-dispatch-'));
   const rpc = core.createRpc({
     logger: core.createLogger({ level: 'silent' }),
     plugins: [
       signatureStatusesPlugin({
-        upstreams: [{ url: `http://127.0.0.1:${Number(portText)}` }],
+        upstreams: [{ url: upstream.url }],
         store: { path: join(dir, 'statuses.sqlite') },
       }),
     ],
@@ -128,14 +113,25 @@ async function measureFresh(core, signatureStatusesPlugin, rounds) {
   return best;
 }
 
-/** Answers every getSignatureStatuses with a null per signature: nobody knows them. */
-const UNKNOWING_UPSTREAM = `
+/**
+ * An upstream in a process of its own (its CPU is not ours), answering every
+ * getSignatureStatuses with `status` (JSON text) for each signature.
+ */
+async function startUpstream(status) {
+  const child = spawn(process.execPath, ['-e', UPSTREAM, status], { stdio: ['ignore', 'pipe', 'ignore'] });
+  process.once('exit', () => child.kill());
+  const [port] = await once(child.stdout, 'data');
+  return { url: `http://127.0.0.1:${Number(port)}`, kill: () => child.kill() };
+}
+
+const UPSTREAM = `
+const status = process.argv[1];
 const server = require('node:http').createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
     const call = JSON.parse(body);
-    const value = call.params[0].map(() => 'null').join(',');
+    const value = call.params[0].map(() => status).join(',');
     res.end('{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":300},"value":[' + value + ']},"id":' + JSON.stringify(call.id) + '}');
   });
 });

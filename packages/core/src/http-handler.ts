@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
 import type { CallOrigin } from './call-context.js';
-import type { CallScope } from './call.js';
+import type { CallScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import { errorJson, type EnvelopeStyle } from './envelope.js';
@@ -239,9 +239,8 @@ const BODY_CONSUMED_DATA =
  * listener on the response however many calls a batch holds, made on first use. A class,
  * not an object literal with a getter, which V8 builds on a slow path per request.
  */
-class RequestScope implements CallScope {
+class RequestScope implements CallScope, GoneFollowers {
   readonly origin: CallOrigin;
-  private gone: AbortController | undefined;
   /** Who follows the client's end; undefined until the first, then one listener on the response. */
   private followers: ((reason: unknown) => void)[] | undefined;
   private goneReason: Error | undefined;
@@ -254,15 +253,12 @@ class RequestScope implements CallScope {
     this.origin = { remoteAddress: ex.remoteAddress, headers: ex.headers };
   }
 
-  get clientGone(): AbortSignal {
-    if (!this.gone) {
-      const controller = (this.gone = new AbortController());
-      this.followGone((reason) => controller.abort(reason));
-    }
-    return this.gone.signal;
+  /** The request follows its own client: no AbortSignal is made for it. */
+  get clientGone(): GoneFollowers {
+    return this;
   }
 
-  followGone(listener: (reason: unknown) => void): void {
+  follow(listener: (reason: unknown) => void): void {
     if (this.goneReason) return listener(this.goneReason);
     if (this.followers) {
       this.followers.push(listener);

@@ -229,9 +229,7 @@ export class Rpc {
       requestId: scope.requestId ?? randomUUID(),
       origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
       log: this.logger,
-      clientGone: scope.signal ?? NEVER_ABORTED,
-      // No signal: nobody can go away, so a call's signal follows nothing (no AbortSignal.any).
-      followGone: scope.signal ? undefined : followNothing,
+      clientGone: scope.signal,
       session: scope.session,
     };
     const parsed = parseBody(body);
@@ -311,8 +309,6 @@ export interface AccessRules {
 }
 
 const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };
-const NEVER_ABORTED = new AbortController().signal;
-const followNothing = (): void => undefined;
 
 export function createRpc(options: RpcOptions = {}): Rpc {
   return new Rpc(options);

@@ -13,15 +13,12 @@ describe('logDestination', () => {
 
   for (const flushMs of [0, 100]) {
     it(`writes every call line whole and in order, though in chunks smaller than the lines written (flushMs ${flushMs})`, async () => {
-      await everyLineWhole(join(dir, 'calls.log'), flushMs);
+      await everyLineWhole(dir, flushMs);
     });
   }
 
   it('logFlushMs 0: each line is in the file as soon as it is logged', async () => {
-    const file = join(dir, 'calls.log');
-    const destination = logDestination(file, 0);
-    await once(destination, 'ready');
-    const log = createLogger({ level: 'info', destination });
+    const { file, destination, log } = await openLog(dir, 0);
     for (let i = 0; i < 3; i++) {
       log.info({ reqId: `now-${i}`, method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
       expect(reqIds(readFileSync(file, 'utf8'))).to.deep.equal(
@@ -32,11 +29,8 @@ describe('logDestination', () => {
   });
 
   it('batches lines: nothing is written until 4 KiB are pending, the flush interval passes or flush is called', async () => {
-    const file = join(dir, 'calls.log');
     // An interval no test waits for: only flushSync can write these lines.
-    const destination = logDestination(file, 600_000);
-    await once(destination, 'ready');
-    const log = createLogger({ level: 'info', destination });
+    const { file, destination, log } = await openLog(dir, 600_000);
     for (let i = 0; i < 10; i++) {
       log.info({ reqId: `req-${i}`, method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
       // A write per line would have been handed to the thread pool and done by now.
@@ -49,10 +43,7 @@ describe('logDestination', () => {
   });
 
   it('keeps up with a busy event loop: after each turn at most one batch is still unwritten', async () => {
-    const file = join(dir, 'calls.log');
-    const destination = logDestination(file, 600_000);
-    await once(destination, 'ready');
-    const log = createLogger({ level: 'info', destination });
+    const { file, destination, log } = await openLog(dir, 600_000);
     // A loaded server: every event-loop turn answers calls and logs their lines. The
     // asynchronous writer wrote one 2 KiB chunk per turn and fell further behind each turn.
     let logged = 0;
@@ -68,13 +59,8 @@ describe('logDestination', () => {
   });
 
   it('writes a lone line out within the flush interval, with no flush call', async () => {
-    const file = join(dir, 'calls.log');
-    const destination = logDestination(file, 20);
-    await once(destination, 'ready');
-    createLogger({ level: 'info', destination }).info(
-      { reqId: 'lone', method: 'getRoutes', ms: 0.01, code: 0 },
-      'call',
-    );
+    const { file, destination, log } = await openLog(dir, 20);
+    log.info({ reqId: 'lone', method: 'getRoutes', ms: 0.01, code: 0 }, 'call');
     // Bounded by the test's timeout: the periodic flush writes it.
     while (!readFileSync(file, 'utf8').includes('"reqId":"lone"')) await sleep(10);
     destination.end();
@@ -106,6 +92,14 @@ describe('logDestination', () => {
   });
 });
 
+/** A logger on a new destination writing `dir`/calls.log, once the file is open. */
+async function openLog(dir: string, flushMs: number) {
+  const file = join(dir, 'calls.log');
+  const destination = logDestination(file, flushMs);
+  await once(destination, 'ready');
+  return { file, destination, log: createLogger({ level: 'info', destination }) };
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the lines as an ES module in a new Node process, which must exit 0. */
@@ -124,10 +118,8 @@ const reqIds = (text: string): string[] =>
     .split('\n')
     .map((l) => (JSON.parse(l) as { reqId: string }).reqId);
 
-async function everyLineWhole(file: string, flushMs: number): Promise<void> {
-  const destination = logDestination(file, flushMs);
-  await once(destination, 'ready');
-  const log = createLogger({ level: 'info', destination });
+async function everyLineWhole(dir: string, flushMs: number): Promise<void> {
+  const { file, destination, log } = await openLog(dir, flushMs);
   // ~200 KiB of lines, some with multi-byte text: many 2 KiB chunks, none splitting a line.
   for (let i = 0; i < 2000; i++) {
     // A line longer than a chunk (an error with a long stack, say) is written whole too.
@@ -141,9 +133,8 @@ async function everyLineWhole(file: string, flushMs: number): Promise<void> {
   const all = readFileSync(file, 'utf8').trimEnd().split('\n');
   const long = all.splice(1000, 1)[0]!;
   expect((JSON.parse(long) as { detail: string }).detail).to.have.length(10_000);
-  const lines = all;
-  expect(lines).to.have.length(2000);
-  lines.forEach((line, i) => {
+  expect(all).to.have.length(2000);
+  all.forEach((line, i) => {
     const parsed = JSON.parse(line) as { reqId: string; method: string; msg: string };
     expect(parsed.reqId).to.equal(`req-${i}`);
     expect(parsed.method).to.equal(i % 7 === 0 ? 'méthode·ü' : 'getRoutes');

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
 import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
 import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
@@ -63,7 +64,6 @@ describe('observers are guarded', () => {
 });
 
 describe('the client going away', () => {
-  const rpcs: ReturnType<typeof createRpc>[] = [];
   it("aborts every call's ctx.signal in its batch, through the request's one signal", async () => {
     const reasons: string[] = [];
     let started = 0;
@@ -101,22 +101,26 @@ describe('the client going away', () => {
   it('a call that looks at ctx.signal only after the client left finds it aborted, with the same reason', async () => {
     let entered = false;
     let release!: () => void;
-    const seen = new Promise<{ aborted: boolean; reason: string }>((resolveSeen) => {
-      const late = defineMethod<[], string>({
-        name: 'late',
-        handler: async (_params, ctx) => {
-          entered = true;
-          await new Promise<void>((r) => (release = r));
-          resolveSeen({ aborted: ctx.signal.aborted, reason: String((ctx.signal.reason as Error)?.message) });
-          return 'done';
-        },
-      });
-      rpcs.push(createRpc({ logger: createLogger({ level: 'silent' }), methods: [late] }));
+    let seen: { aborted: boolean; reason: string } | undefined;
+    const late = defineMethod<[], string>({
+      name: 'late',
+      handler: async (_params, ctx) => {
+        entered = true;
+        await new Promise<void>((r) => (release = r));
+        seen = { aborted: ctx.signal.aborted, reason: String((ctx.signal.reason as Error)?.message) };
+        return 'done';
+      },
     });
-    const server = await listen(createNodeListener(rpcs.at(-1)!));
+    const listener = createNodeListener(
+      createRpc({ logger: createLogger({ level: 'silent' }), methods: [late] }),
+    );
+    let closed = false;
+    const server = await listen((req, res) => {
+      res.once('close', () => (closed = true));
+      listener(req, res);
+    });
     try {
       const client = new AbortController();
-      // An early touch of the request's signal (as a handler of another call in its batch might) and a late one.
       const pending = fetch(server.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -126,12 +130,67 @@ describe('the client going away', () => {
       await waitFor(() => entered, 'the call to start');
       client.abort();
       await pending;
-      // The server sees the socket close a moment after the client drops it.
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => closed, 'the server to see the connection close');
       release();
-      expect(await seen).to.deep.equal({ aborted: true, reason: 'client disconnected' });
+      await waitFor(() => seen !== undefined, 'the handler to look at its signal');
+      expect(seen).to.deep.equal({ aborted: true, reason: 'client disconnected' });
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("rpc.dispatch and a call's signal", () => {
+  let started = 0;
+  const reasons: string[] = [];
+  const waitsForAbort = defineMethod<[], string>({
+    name: 'waitsForAbort',
+    handler: (_params, ctx) =>
+      new Promise((resolve) => {
+        started++;
+        ctx.signal.addEventListener('abort', () => {
+          reasons.push(String((ctx.signal.reason as Error).message));
+          resolve('aborted');
+        });
+      }),
+  });
+  const rpc = createRpc({
+    logger: createLogger({ level: 'silent' }),
+    methods: [touchesSignal, waitsForAbort],
+    limits: { callDeadlineMs: 150 },
+  });
+  beforeEach(() => {
+    started = 0;
+    reasons.length = 0;
+  });
+
+  it("the caller's signal aborts ctx.signal with its reason; calls that ended leave no listener on it", async () => {
+    const peer = new AbortController();
+    // A connection's signal outlives its calls: a thousand of them must not pile up on it.
+    for (let i = 0; i < 1000; i++) {
+      expect(
+        await rpc.dispatch(`{"jsonrpc":"2.0","id":${i},"method":"touchesSignal"}`, { signal: peer.signal }),
+      ).to.equal(`{"jsonrpc":"2.0","result":false,"id":${i}}`);
+    }
+    expect(getEventListeners(peer.signal, 'abort')).to.have.length(0);
+    const pending = rpc.dispatch('{"jsonrpc":"2.0","id":1,"method":"waitsForAbort"}', {
+      signal: peer.signal,
+    });
+    await waitFor(() => started === 1, 'the call to start');
+    peer.abort(new Error('socket closed'));
+    await pending;
+    expect(reasons).to.deep.equal(['socket closed']);
+  });
+
+  it('the deadline aborts ctx.signal, with or without a caller signal', async () => {
+    const answers = await Promise.all([
+      rpc.dispatch('{"jsonrpc":"2.0","id":1,"method":"waitsForAbort"}'),
+      rpc.dispatch('{"jsonrpc":"2.0","id":2,"method":"waitsForAbort"}', {
+        signal: new AbortController().signal,
+      }),
+    ]);
+    for (const answer of answers) expect(JSON.parse(answer!)).to.have.nested.property('error.code', -32052);
+    await waitFor(() => reasons.length === 2, 'both signals to abort');
+    expect(reasons).to.deep.equal(['deadline exceeded', 'deadline exceeded']);
   });
 });

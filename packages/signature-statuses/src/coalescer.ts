@@ -58,15 +58,17 @@ export class Coalescer {
     for (let i = 0; i < signatures.length; i++) {
       const signature = signatures[i]!;
       const key = textKey(signature);
+      // The entry holding the key, unless its lookup was abandoned (then it is taken over).
       const held = inFlight.get(key);
+      const holder = held && !held.batch.abandoned ? held : undefined;
       let batch: Batch;
-      if (held && held.signature === signature && !held.batch.abandoned) {
-        batch = held.batch;
+      if (holder?.signature === signature) {
+        batch = holder.batch;
       } else {
         batch = this.fillingBatch(searchTransactionHistory);
         batch.signatures.push(signature);
-        // An abandoned lookup's entry is taken over; another signature's is left alone.
-        if (!held || held.batch.abandoned) {
+        // Another signature holding the key keeps it: this one is asked for, not joinable.
+        if (!holder) {
           const entry: InFlight = { key, signature, batch };
           inFlight.set(key, entry);
           batch.entries.push(entry);

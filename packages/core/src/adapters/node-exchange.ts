@@ -50,14 +50,12 @@ class NodeExchange implements HttpExchange {
 
   onClientGone(listener: () => void): void {
     const res = this.res;
+    const report = (): void => {
+      if (!res.writableFinished) listener();
+    };
     // Asked after the connection closed (a handler that looks late): it is gone already.
-    if (res.destroyed) {
-      if (!res.writableFinished) listener();
-      return;
-    }
-    res.once('close', () => {
-      if (!res.writableFinished) listener();
-    });
+    if (res.destroyed) report();
+    else res.once('close', report);
   }
 }
 
