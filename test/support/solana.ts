@@ -17,6 +17,20 @@ export function signaturesSharingKey(): [string, string] {
   return [a, `${a.slice(0, 10)}${a[10] === 'x' ? 'y' : 'x'}${a.slice(11)}`];
 }
 
+/**
+ * `n` valid signatures that differ only in their last four base58 digits, counting up from
+ * a random one (its first byte 0x10 keeps every one exactly 64 bytes).
+ */
+export function signaturesCountingUp(n: number): string[] {
+  const stem = bs58.encode(Buffer.concat([Buffer.from([0x10]), randomBytes(63)])).slice(0, -4);
+  const digits = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  return Array.from({ length: n }, (_, i) => {
+    let tail = '';
+    for (let d = 0, k = i; d < 4; d++, k = Math.floor(k / 58)) tail = digits[k % 58]! + tail;
+    return stem + tail;
+  });
+}
+
 /** A fresh public key (a node identity): base58 text of 32 random bytes. */
 export const newIdentity = (): string => bs58.encode(randomBytes(32));
 

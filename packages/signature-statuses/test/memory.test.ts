@@ -8,6 +8,7 @@ import {
 import {
   randomSignature,
   randomSignatures,
+  signaturesCountingUp,
   signaturesSharingKey,
   status,
 } from '@rollup-router/test-support/solana';
@@ -105,6 +106,20 @@ describe('signature statuses: memory', () => {
     const asked = Array.from({ length: 256 }, (_, i) => distinct[(i * 7) % 200]!);
     expect((await p.lookup(asked)).value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
     expect(counts).to.deep.equal([['memory', 200]]);
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('keeps 256 signatures that differ only in their last digits, counting up: all answered from memory', async () => {
+    // Keys once mixed the last digits linearly: "…1Q" and "…22" (+1 and -31) shared one,
+    // and a memory holding many such signatures kept one per key.
+    const sigs = signaturesCountingUp(256);
+    sigs.forEach((s, i) => up.statuses.set(s, status('finalized', 2000 + i)));
+    const counts: [string, number][] = [];
+    const p = await start({ onLookup: (layer, n) => counts.push([layer, n]) });
+    await p.lookup(sigs);
+    counts.length = 0;
+    expect((await p.lookup(sigs)).value).to.deep.equal(sigs.map((s) => up.statuses.get(s)));
+    expect(counts).to.deep.equal([['memory', 256]]);
     expect(up.requestCount).to.equal(1);
   });
 

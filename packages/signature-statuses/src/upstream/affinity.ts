@@ -1,3 +1,4 @@
+import { textKey } from '@rollup-router/core';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -14,21 +15,33 @@ export interface AffinityStore {
   ): ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
 }
 
-/** Affinity in this process's memory. Bounded: the least recently tracked signatures are forgotten first. */
+/** A tracked transaction: two signatures may share a key. */
+interface Track {
+  readonly signature: string;
+  readonly url: string;
+}
+
+/**
+ * Affinity in this process's memory. Bounded: the least recently tracked signatures are
+ * forgotten first. Keyed by textKey, as the memory cache is: every fresh signature is
+ * looked up here, and a table by text hashed each one's 88 characters. Of two signatures
+ * sharing a key the one tracked last is kept; the other is asked of every upstream.
+ */
 export class Affinity implements AffinityStore {
-  private readonly tracked: LRUCache<string, string> | undefined;
+  private readonly tracked: LRUCache<number, Track> | undefined;
 
   constructor(max: number) {
     this.tracked = max > 0 ? new LRUCache({ max }) : undefined;
   }
 
   track(signature: string, upstreamUrl: string): void {
-    this.tracked?.set(signature, upstreamUrl);
+    this.tracked?.set(textKey(signature), { signature, url: upstreamUrl });
   }
 
   /** The upstream `signature` was sent to, if tracked. */
   upstreamOf(signature: string): string | undefined {
-    return this.tracked?.get(signature);
+    const track = this.tracked?.get(textKey(signature));
+    return track?.signature === signature ? track.url : undefined;
   }
 
   upstreamsOf(signatures: readonly string[]): Map<string, string> {

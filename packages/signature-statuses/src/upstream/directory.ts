@@ -10,8 +10,8 @@ export interface UpstreamTarget {
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
 export interface UpstreamPlan {
-  /** First: each tracked signature, grouped by the upstream it was sent to. */
-  readonly tracked: readonly (readonly [UpstreamTarget, string[]])[];
+  /** First: the positions of the tracked signatures, grouped by the upstream each was sent to. */
+  readonly tracked: readonly (readonly [UpstreamTarget, number[]])[];
   /** Then, for whatever is still unknown: every upstream as of now, configured then extra. */
   readonly all: readonly UpstreamTarget[];
 }
@@ -53,11 +53,17 @@ export class UpstreamDirectory {
 
   async plan(signatures: readonly string[]): Promise<UpstreamPlan> {
     const [all, tracked] = await Promise.all([this.everyUpstream(), this.affinity.upstreamsOf(signatures)]);
-    const byUrl = new Map<string, string[]>();
-    for (const [signature, url] of tracked) (byUrl.get(url) ?? byUrl.set(url, []).get(url)!).push(signature);
+    const byUrl = new Map<string, number[]>();
+    // Fresh signatures are tracked nowhere: no walk over them.
+    if (tracked.size > 0) {
+      signatures.forEach((signature, i) => {
+        const url = tracked.get(signature);
+        if (url !== undefined) (byUrl.get(url) ?? byUrl.set(url, []).get(url)!).push(i);
+      });
+    }
     const targetOf = (url: string): UpstreamTarget =>
       all.find((t) => t.url === url) ?? { url, timeoutMs: this.timeoutMs };
-    return { tracked: [...byUrl].map(([url, sigs]) => [targetOf(url), sigs] as const), all };
+    return { tracked: [...byUrl].map(([url, at]) => [targetOf(url), at] as const), all };
   }
 
   /** The configured upstreams, then the extra ones not already among them (extra ones use upstreamTimeoutMs). */

@@ -3,18 +3,25 @@ import type { UpstreamContext } from '../answer-context.js';
 import type { StatusEvents } from '../events.js';
 import { isMoreAdvanced, normalizedStatus, type SignatureStatus } from '../status.js';
 import { callUpstream, type UpstreamOutcome } from './call-upstream.js';
-import type { UpstreamDirectory, UpstreamPlan, UpstreamTarget } from './directory.js';
+import type { UpstreamDirectory, UpstreamTarget } from './directory.js';
 import { failureError, type UpstreamFailure } from './failure.js';
 
 /** What the upstreams said about a set of signatures. */
 export interface UpstreamAnswer {
-  /** A status, or null, for each signature at least one upstream answered for. */
-  readonly statuses: ReadonlyMap<string, SignatureStatus | null>;
+  /**
+   * By position in the signatures asked: a status, null when the upstreams that answered
+   * did not know it, undefined when no upstream answered for it. Positions, not a map by
+   * signature: a map hashed each fresh signature's 88 characters (issue 12).
+   */
+  readonly statuses: readonly (SignatureStatus | null | undefined)[];
   /** The context of the answer with the highest slot; undefined when none came. */
   readonly context: UpstreamContext | undefined;
-  /** Why the signatures missing from `statuses` got no answer. */
+  /** Why the signatures left undefined in `statuses` got no answer. */
   readonly error: RpcError | undefined;
 }
+
+/** Positions in the signatures of one fan-out; undefined is all of them, in order. */
+type Positions = readonly number[] | undefined;
 
 /**
  * Settles signatures that the layers do not know, in the directory's order: tracked ones
@@ -35,40 +42,28 @@ export class UpstreamFanOut {
     signal: AbortSignal,
   ): Promise<UpstreamAnswer> {
     const plan = await this.directory.plan(signatures);
-    const tally = new Tally();
-    const ask = (target: UpstreamTarget, sigs: readonly string[]) =>
-      this.ask(tally, target, sigs, history, signal);
+    const tally = new Tally(signatures.length);
+    const ask = (target: UpstreamTarget, at: Positions) =>
+      this.ask(tally, target, signatures, at, history, signal);
     // Nothing tracked (fresh signatures): every one is still unknown, with no pass over them.
-    const unknown =
-      plan.tracked.length === 0 ? signatures : await this.askTracked(plan, ask, signatures, tally);
-    if (unknown.length > 0) {
+    let unknown: Positions;
+    if (plan.tracked.length > 0) {
+      await Promise.all(plan.tracked.map(([target, at]) => ask(target, at)));
+      unknown = tally.unsettled();
+    }
+    if (unknown === undefined || unknown.length > 0) {
       await Promise.all(
         plan.all.map((target) => {
-          const sigs = tally.notAnsweredBy(target.url, unknown);
-          return sigs.length > 0 ? ask(target, sigs) : undefined;
+          const at = tally.notAnsweredBy(target.url, unknown);
+          return at === undefined || at.length > 0 ? ask(target, at) : undefined;
         }),
       );
     }
-    // Only asked signatures are tallied: as many as asked means each got an answer (the
-    // walk is for a list with repeats).
-    const unanswered =
-      tally.statuses.size < signatures.length && signatures.some((s) => !tally.statuses.has(s));
     return {
       statuses: tally.statuses,
       context: tally.context,
-      error: unanswered ? failureError(tally.failures) : undefined,
+      error: tally.statuses.includes(undefined) ? failureError(tally.failures) : undefined,
     };
-  }
-
-  /** Asks each tracked signature of the upstream it was sent to; returns those still unknown. */
-  private async askTracked(
-    plan: UpstreamPlan,
-    ask: (target: UpstreamTarget, sigs: readonly string[]) => Promise<void>,
-    signatures: readonly string[],
-    tally: Tally,
-  ): Promise<readonly string[]> {
-    await Promise.all(plan.tracked.map(([target, sigs]) => ask(target, sigs)));
-    return signatures.filter((s) => !tally.statuses.get(s));
   }
 
   /** Closes the connections to every upstream. */
@@ -79,15 +74,17 @@ export class UpstreamFanOut {
   private async ask(
     tally: Tally,
     target: UpstreamTarget,
-    signatures: readonly string[],
+    all: readonly string[],
+    at: Positions,
     history: boolean,
     signal: AbortSignal,
   ): Promise<void> {
+    const signatures = at === undefined ? all : at.map((i) => all[i]!);
     const started = performance.now();
     const outcome = await callUpstream(this.client, target, signatures, history, signal);
     const url = redactUrl(target.url);
     this.events.upstreamCall(url, outcome.kind, performance.now() - started);
-    if (outcome.kind === 'ok') return tally.merge(target.url, signatures, outcome.result);
+    if (outcome.kind === 'ok') return tally.merge(target.url, at, outcome.result);
     const failure = failureOf(url, outcome);
     tally.failures.push(failure);
     if (outcome.kind !== 'aborted')
@@ -109,39 +106,52 @@ function failureOf(url: string, outcome: Exclude<UpstreamOutcome, { kind: 'ok' }
     : { url, cause: outcome.kind, detail: outcome.detail };
 }
 
-/** Who answered what, during one fan-out. */
+/** Who answered what, during one fan-out, by position in its signatures. */
 class Tally {
-  readonly statuses = new Map<string, SignatureStatus | null>();
+  readonly statuses: (SignatureStatus | null | undefined)[];
   readonly failures: UpstreamFailure[] = [];
   context: UpstreamContext | undefined;
-  /** The signatures each upstream answered for, as asked: a set is made only when needed. */
-  private readonly answered = new Map<string, (readonly string[])[]>();
+  /** Per upstream, the positions it answered for (true), made at its first answer. */
+  private readonly answered = new Map<string, boolean[]>();
 
-  /** Those of `signatures` that `url` has not answered for yet (all of them, unless it was asked before). */
-  notAnsweredBy(url: string, signatures: readonly string[]): readonly string[] {
-    const lists = this.answered.get(url);
-    if (!lists) return signatures;
-    const answered = new Set(lists.flat());
-    return signatures.filter((s) => !answered.has(s));
+  constructor(size: number) {
+    this.statuses = new Array<SignatureStatus | null | undefined>(size).fill(undefined);
+  }
+
+  /** The positions with no status yet (unknown to every upstream that answered, or not answered). */
+  unsettled(): number[] {
+    const at: number[] = [];
+    this.statuses.forEach((status, i) => {
+      if (!status) at.push(i);
+    });
+    return at;
+  }
+
+  /** Those of the positions `at` that `url` has not answered for yet (all of them, unless it answered before). */
+  notAnsweredBy(url: string, at: Positions): Positions {
+    const answered = this.answered.get(url);
+    if (!answered) return at;
+    return (at ?? this.statuses.map((_, i) => i)).filter((i) => !answered[i]);
   }
 
   merge(
     url: string,
-    signatures: readonly string[],
+    at: Positions,
     { context, value }: { context: UpstreamContext; value: readonly (SignatureStatus | null)[] },
   ): void {
-    const lists = this.answered.get(url);
-    if (lists) lists.push(signatures);
-    else this.answered.set(url, [signatures]);
-    value.forEach((status, i) => {
-      const signature = signatures[i]!;
-      const previous = this.statuses.get(signature);
+    let answered = this.answered.get(url);
+    if (!answered) this.answered.set(url, (answered = new Array<boolean>(this.statuses.length).fill(false)));
+    for (let k = 0; k < value.length; k++) {
+      const i = at === undefined ? k : at[k]!;
+      const status = value[k]!;
+      const previous = this.statuses[i];
+      answered[i] = true;
       if (status === null) {
-        if (previous === undefined) this.statuses.set(signature, null);
+        if (previous === undefined) this.statuses[i] = null;
       } else if (!previous || isMoreAdvanced(status, previous)) {
-        this.statuses.set(signature, normalizedStatus(status));
+        this.statuses[i] = normalizedStatus(status);
       }
-    });
+    }
     if (!this.context || context.slot > this.context.slot) {
       this.context = { apiVersion: context.apiVersion, slot: context.slot };
     }
