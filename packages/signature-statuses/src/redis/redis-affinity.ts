@@ -40,7 +40,8 @@ export class SharedAffinity implements AffinityStore {
 
   async upstreamsOf(signatures: readonly string[]): Promise<ReadonlyMap<string, string>> {
     const found = this.local.upstreamsOf(signatures);
-    const rest = signatures.filter((s) => !found.has(s));
+    // Fresh signatures are tracked nowhere: asking an empty table would hash each text.
+    const rest = found.size === 0 ? signatures : signatures.filter((s) => !found.has(s));
     if (rest.length === 0 || !isReady(this.client)) return found;
     let urls: (string | null)[];
     try {
