@@ -18,16 +18,14 @@ export function signaturesSharingKey(): [string, string] {
 }
 
 /**
- * `n` valid signatures that differ only in their last four base58 digits, counting up from
- * a random one (its first byte 0x10 keeps every one exactly 64 bytes).
+ * `n` valid signatures of consecutive values from a random one, so their base58 text counts
+ * up in its last digits (up to 65,536: the count goes in the last two bytes).
  */
 export function signaturesCountingUp(n: number): string[] {
-  const stem = bs58.encode(Buffer.concat([Buffer.from([0x10]), randomBytes(63)])).slice(0, -4);
-  const digits = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  const bytes = randomBytes(64);
   return Array.from({ length: n }, (_, i) => {
-    let tail = '';
-    for (let d = 0, k = i; d < 4; d++, k = Math.floor(k / 58)) tail = digits[k % 58]! + tail;
-    return stem + tail;
+    bytes.writeUInt16BE(i, 62);
+    return bs58.encode(bytes);
   });
 }
 

@@ -14,6 +14,40 @@ const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
 const batchOf = (n: number, method: string) =>
   `[${Array.from({ length: n }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"${method}"}`).join(',')}]`;
 
+/** A method that waits until its ctx.signal aborts, counting the calls started and the reasons seen. */
+function waitingForAbort() {
+  const seen = { started: 0, reasons: [] as string[] };
+  const method = defineMethod<[], string>({
+    name: 'waitsForAbort',
+    handler: (_params, ctx) =>
+      new Promise((resolve) => {
+        seen.started++;
+        ctx.signal.addEventListener('abort', () => {
+          seen.reasons.push(String((ctx.signal.reason as Error).message));
+          resolve('aborted');
+        });
+      }),
+  });
+  return { method, seen };
+}
+
+/** POSTs `body` from a client that can leave before its answer: `leave()` aborts and waits for the fetch to end. */
+function clientThatLeaves(url: string, body: string): { leave(): Promise<void> } {
+  const client = new AbortController();
+  const pending = fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: client.signal,
+  }).catch(() => undefined);
+  return {
+    async leave() {
+      client.abort();
+      await pending;
+    },
+  };
+}
+
 describe('a batch and its calls share one request scope', () => {
   let server: Listening;
   before(async () => {
@@ -65,34 +99,19 @@ describe('observers are guarded', () => {
 
 describe('the client going away', () => {
   it("aborts every call's ctx.signal in its batch, through the request's one signal", async () => {
-    const reasons: string[] = [];
-    let started = 0;
-    const waitsForAbort = defineMethod<[], string>({
-      name: 'waitsForAbort',
-      handler: (_params, ctx) =>
-        new Promise((resolve) => {
-          started++;
-          ctx.signal.addEventListener('abort', () => {
-            reasons.push(String((ctx.signal.reason as Error).message));
-            resolve('aborted');
-          });
-        }),
-    });
-    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [waitsForAbort] });
+    const { method, seen } = waitingForAbort();
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [method] });
     const server = await listen(createNodeListener(rpc));
     try {
-      const client = new AbortController();
-      const pending = fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: batchOf(3, 'waitsForAbort'),
-        signal: client.signal,
-      }).catch(() => undefined);
-      await waitFor(() => started === 3, 'the three calls to start');
-      client.abort();
-      await pending;
-      await waitFor(() => reasons.length === 3, 'the three signals to abort');
-      expect(reasons).to.deep.equal(['client disconnected', 'client disconnected', 'client disconnected']);
+      const client = clientThatLeaves(server.url, batchOf(3, 'waitsForAbort'));
+      await waitFor(() => seen.started === 3, 'the three calls to start');
+      await client.leave();
+      await waitFor(() => seen.reasons.length === 3, 'the three signals to abort');
+      expect(seen.reasons).to.deep.equal([
+        'client disconnected',
+        'client disconnected',
+        'client disconnected',
+      ]);
     } finally {
       await server.close();
     }
@@ -120,16 +139,9 @@ describe('the client going away', () => {
       listener(req, res);
     });
     try {
-      const client = new AbortController();
-      const pending = fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"late"}',
-        signal: client.signal,
-      }).catch(() => undefined);
+      const client = clientThatLeaves(server.url, '{"jsonrpc":"2.0","id":1,"method":"late"}');
       await waitFor(() => entered, 'the call to start');
-      client.abort();
-      await pending;
+      await client.leave();
       await waitFor(() => closed, 'the server to see the connection close');
       release();
       await waitFor(() => seen !== undefined, 'the handler to look at its signal');
@@ -141,27 +153,15 @@ describe('the client going away', () => {
 });
 
 describe("rpc.dispatch and a call's signal", () => {
-  let started = 0;
-  const reasons: string[] = [];
-  const waitsForAbort = defineMethod<[], string>({
-    name: 'waitsForAbort',
-    handler: (_params, ctx) =>
-      new Promise((resolve) => {
-        started++;
-        ctx.signal.addEventListener('abort', () => {
-          reasons.push(String((ctx.signal.reason as Error).message));
-          resolve('aborted');
-        });
-      }),
-  });
+  const { method, seen } = waitingForAbort();
   const rpc = createRpc({
     logger: createLogger({ level: 'silent' }),
-    methods: [touchesSignal, waitsForAbort],
+    methods: [touchesSignal, method],
     limits: { callDeadlineMs: 150 },
   });
   beforeEach(() => {
-    started = 0;
-    reasons.length = 0;
+    seen.started = 0;
+    seen.reasons.length = 0;
   });
 
   it("the caller's signal aborts ctx.signal with its reason; calls that ended leave no listener on it", async () => {
@@ -176,10 +176,10 @@ describe("rpc.dispatch and a call's signal", () => {
     const pending = rpc.dispatch('{"jsonrpc":"2.0","id":1,"method":"waitsForAbort"}', {
       signal: peer.signal,
     });
-    await waitFor(() => started === 1, 'the call to start');
+    await waitFor(() => seen.started === 1, 'the call to start');
     peer.abort(new Error('socket closed'));
     await pending;
-    expect(reasons).to.deep.equal(['socket closed']);
+    expect(seen.reasons).to.deep.equal(['socket closed']);
   });
 
   it('the deadline aborts ctx.signal, with or without a caller signal', async () => {
@@ -190,7 +190,7 @@ describe("rpc.dispatch and a call's signal", () => {
       }),
     ]);
     for (const answer of answers) expect(JSON.parse(answer!)).to.have.nested.property('error.code', -32052);
-    await waitFor(() => reasons.length === 2, 'both signals to abort');
-    expect(reasons).to.deep.equal(['deadline exceeded', 'deadline exceeded']);
+    await waitFor(() => seen.reasons.length === 2, 'both signals to abort');
+    expect(seen.reasons).to.deep.equal(['deadline exceeded', 'deadline exceeded']);
   });
 });

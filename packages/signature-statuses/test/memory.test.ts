@@ -95,16 +95,25 @@ describe('signature statuses: memory', () => {
     await p.lookup([sig]);
     expect(up.requestCount).to.equal(2);
   });
-  it('answers a 256-signature call from memory in request order, duplicates included, counting each distinct one once', async () => {
-    const distinct = randomSignatures(200);
-    distinct.forEach((s, i) => up.statuses.set(s, status('finalized', 1000 + i)));
+  /**
+   * Lets the upstream know `learned` (finalized), looks them up once, then looks up `asked`:
+   * that second answer, and what each layer settled for it.
+   */
+  const learnThenAsk = async (learned: string[], asked: string[]) => {
+    learned.forEach((s, i) => up.statuses.set(s, status('finalized', 1000 + i)));
     const counts: [string, number][] = [];
     const p = await start({ onLookup: (layer, n) => counts.push([layer, n]) });
-    await p.lookup(distinct);
+    await p.lookup(learned);
     counts.length = 0;
+    return { value: (await p.lookup(asked)).value, counts };
+  };
+
+  it('answers a 256-signature call from memory in request order, duplicates included, counting each distinct one once', async () => {
+    const distinct = randomSignatures(200);
     // Every one of the 200 in a shuffled order, then 56 of them again.
     const asked = Array.from({ length: 256 }, (_, i) => distinct[(i * 7) % 200]!);
-    expect((await p.lookup(asked)).value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
+    const { value, counts } = await learnThenAsk(distinct, asked);
+    expect(value).to.deep.equal(asked.map((s) => up.statuses.get(s)));
     expect(counts).to.deep.equal([['memory', 200]]);
     expect(up.requestCount).to.equal(1);
   });
@@ -113,12 +122,8 @@ describe('signature statuses: memory', () => {
     // Keys once mixed the last digits linearly: "…1Q" and "…22" (+1 and -31) shared one,
     // and a memory holding many such signatures kept one per key.
     const sigs = signaturesCountingUp(256);
-    sigs.forEach((s, i) => up.statuses.set(s, status('finalized', 2000 + i)));
-    const counts: [string, number][] = [];
-    const p = await start({ onLookup: (layer, n) => counts.push([layer, n]) });
-    await p.lookup(sigs);
-    counts.length = 0;
-    expect((await p.lookup(sigs)).value).to.deep.equal(sigs.map((s) => up.statuses.get(s)));
+    const { value, counts } = await learnThenAsk(sigs, sigs);
+    expect(value).to.deep.equal(sigs.map((s) => up.statuses.get(s)));
     expect(counts).to.deep.equal([['memory', 256]]);
     expect(up.requestCount).to.equal(1);
   });

@@ -46,6 +46,8 @@ export class Affinity implements AffinityStore {
 
   upstreamsOf(signatures: readonly string[]): Map<string, string> {
     const found = new Map<string, string>();
+    // A router that routes no transactions tracks none: no key to compute per signature.
+    if (!this.tracked?.size) return found;
     for (const signature of signatures) {
       const url = this.upstreamOf(signature);
       if (url !== undefined) found.set(signature, url);

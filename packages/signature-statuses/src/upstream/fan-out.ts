@@ -45,19 +45,20 @@ export class UpstreamFanOut {
     const tally = new Tally(signatures.length);
     const ask = (target: UpstreamTarget, at: Positions) =>
       this.ask(tally, target, signatures, at, history, signal);
-    // Nothing tracked (fresh signatures): every one is still unknown, with no pass over them.
-    let unknown: Positions;
-    if (plan.tracked.length > 0) {
+    if (plan.tracked.length === 0) {
+      // Nothing tracked (fresh signatures): every upstream is asked for all, with no pass over them.
+      await Promise.all(plan.all.map((target) => ask(target, undefined)));
+    } else {
       await Promise.all(plan.tracked.map(([target, at]) => ask(target, at)));
-      unknown = tally.unsettled();
-    }
-    if (unknown === undefined || unknown.length > 0) {
-      await Promise.all(
-        plan.all.map((target) => {
-          const at = tally.notAnsweredBy(target.url, unknown);
-          return at === undefined || at.length > 0 ? ask(target, at) : undefined;
-        }),
-      );
+      const unknown = tally.unsettled();
+      if (unknown.length > 0) {
+        await Promise.all(
+          plan.all.map((target) => {
+            const at = tally.notAnsweredBy(target.url, unknown);
+            return at.length > 0 ? ask(target, at) : undefined;
+          }),
+        );
+      }
     }
     return {
       statuses: tally.statuses,
@@ -128,10 +129,9 @@ class Tally {
   }
 
   /** Those of the positions `at` that `url` has not answered for yet (all of them, unless it answered before). */
-  notAnsweredBy(url: string, at: Positions): Positions {
+  notAnsweredBy(url: string, at: readonly number[]): readonly number[] {
     const answered = this.answered.get(url);
-    if (!answered) return at;
-    return (at ?? this.statuses.map((_, i) => i)).filter((i) => !answered[i]);
+    return answered ? at.filter((i) => !answered[i]) : at;
   }
 
   merge(
