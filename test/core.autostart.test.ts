@@ -5,6 +5,7 @@ import { routesPlugin, type RouteEntry } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
 import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 
@@ -39,7 +40,8 @@ describe('routes and statuses plugins without await rpc.start()', () => {
     expect(r.result).to.deep.equal([route]);
   });
 
-  it('getSignatureStatuses answers, not -32603', async () => {
+  it('getSignatureStatuses answers, not -32603', async function () {
+    await skipUnlessValidatorA(this, VALIDATOR);
     const call = { jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[randomSignature()]] };
     const r = JSON.parse((await post(server.url, JSON.stringify(call))).text);
     expect(r.error).to.equal(undefined);
