@@ -4,15 +4,16 @@
 // through an upstream (measureFresh). The socket and the kernel are out of the figure, so
 // it moves far less with the machine's load than the HTTP rows of `npm run bench` do:
 // the tool for "did this change to parse, validate, dispatch or the chain make a call
-// cheaper". Given other checkouts (built, with node_modules), their runs alternate with
-// this one's, each in a fresh process, and the best of the runs is compared.
+// cheaper". Given other checkouts (built, with node_modules), all of them run in one
+// process (pairedMeasure): chunks of calls alternate between the checkouts, and each
+// checkout's figure is compared chunk by chunk with this one's.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freshSignatureBodies } from './lib/requests.mjs';
+import { freshSignatureBodies, randomSignatureTexts } from './lib/requests.mjs';
 import { benchRoutes, benchSignatures } from './targets/lib/fixtures.mjs';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
@@ -23,32 +24,127 @@ const wanted = (name) => !ONLY || ONLY.includes(name);
 const STATUS =
   '{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":212,"status":{"Ok":null}}';
 
-/** One process's figures for the checkout at `root`: the best of `rounds` timed loops per case. */
-async function measure(root, rounds = 3) {
-  const load = (pkg) => import(pathToFileURL(`${root}/packages/${pkg}/dist/index.js`).href);
-  const [core, { signatureStatusesPlugin }, { routesPlugin }] = await Promise.all(
-    ['core', 'signature-statuses', 'routes'].map(load),
+const RUNNER_INFLIGHT = 16;
+/** Paired mode: chunks per checkout and case (BENCH_DISPATCH_CHUNKS). */
+const CHUNKS = Number(process.env.BENCH_DISPATCH_CHUNKS ?? 40);
+
+/**
+ * Finalized statuses in the store of the fresh cases before they start
+ * (BENCH_DISPATCH_STORE_ROWS): a store that has kept a while of history, as a router's does,
+ * makes each read of a signature it lacks a walk down a deeper B-tree.
+ */
+const STORE_ROWS = Number(process.env.BENCH_DISPATCH_STORE_ROWS ?? 0);
+
+const load = async (root) => {
+  const [core, { signatureStatusesPlugin, StatusStore }, { routesPlugin }] = await Promise.all(
+    ['core', 'signature-statuses', 'routes'].map(
+      (pkg) => import(pathToFileURL(`${root}/packages/${pkg}/dist/index.js`).href),
+    ),
   );
-  // The upstream is asked once, to fill the memory cache; every timed call is answered from memory.
-  const upstream = await startUpstream(STATUS);
+  return { core, signatureStatusesPlugin, routesPlugin, StatusStore };
+};
+
+/** A store file holding STORE_ROWS random finalized statuses, made once per process and copied for each rig. */
+let storeTemplate;
+function filledStore(StatusStore, path) {
+  if (!storeTemplate) {
+    storeTemplate = join(mkdtempSync(join(tmpdir(), 'bench-store-')), 'template.sqlite');
+    const store = StatusStore.open(storeTemplate);
+    for (let at = 0; at < STORE_ROWS; at += 10_000) {
+      const signatures = randomSignatureTexts(Math.min(10_000, STORE_ROWS - at));
+      store.putFinalized(signatures.map((signature, i) => ({ signature, slot: at + i, err: null })));
+    }
+    store.close();
+    process.once('exit', () => rmSync(dirname(storeTemplate), { recursive: true, force: true }));
+  }
+  copyFileSync(storeTemplate, path);
+}
+
+const call = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
+/** The calls answered from memory: name, body, calls per timed loop. */
+const memoryCases = (sigs) =>
+  [
+    ['getRoutes', call('getRoutes', []), 60_000],
+    ['memory-1', call('getSignatureStatuses', [[sigs[0]]]), 60_000],
+    ['memory-256', call('getSignatureStatuses', [sigs]), 3_000],
+  ].filter(([name]) => wanted(name));
+
+/** The calls through the upstream: name, signatures per call, calls per timed loop. */
+const freshCases = [
+  ['fresh-1', 1, 4000],
+  ['fresh-256', 256, 500],
+].filter(([name]) => wanted(name));
+
+/** Both plugins, the memory cache holding `sigs` (the upstream asked once): every timed call is answered from memory. */
+async function memoryRig({ core, signatureStatusesPlugin, routesPlugin }, upstreamUrl, sigs) {
   const rpc = core.createRpc({
     logger: core.createLogger({ level: 'silent' }),
     plugins: [
-      signatureStatusesPlugin({ upstreams: [{ url: upstream.url }] }),
+      signatureStatusesPlugin({ upstreams: [{ url: upstreamUrl }] }),
       routesPlugin({ routes: benchRoutes(10) }),
     ],
   });
   await rpc.start();
+  await rpc.dispatch(call('getSignatureStatuses', [sigs]));
+  return rpc;
+}
+
+/**
+ * getSignatureStatuses in front of an upstream that knows no signature (as validator A
+ * answers fresh ones), with a SQLite store of its own: `run(texts)` dispatches the bodies
+ * 16 at a time, so the coalescer's tables hold several calls as under load (and
+ * one-signature calls of the same turn share an upstream request, as clients polling for
+ * their transactions do).
+ */
+async function freshRig({ core, signatureStatusesPlugin, StatusStore }, upstreamUrl, perCall) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-dispatch-'));
+  if (STORE_ROWS > 0) filledStore(StatusStore, join(dir, 'statuses.sqlite'));
+  const rpc = core.createRpc({
+    logger: core.createLogger({ level: 'silent' }),
+    plugins: [
+      signatureStatusesPlugin({
+        upstreams: [{ url: upstreamUrl }],
+        store: { path: join(dir, 'statuses.sqlite') },
+      }),
+    ],
+  });
+  await rpc.start();
+  return {
+    async run(texts) {
+      let at = 0;
+      const worker = async () => {
+        while (at < texts.length) {
+          const answer = await rpc.dispatch(texts[at++]);
+          if (!answer.includes('"value":[null'))
+            throw new Error(`fresh-${perCall}: unexpected answer ${answer.slice(0, 200)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: RUNNER_INFLIGHT }, worker));
+    },
+    async stop() {
+      await rpc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Our CPU (user + system, all threads) per call while `work` makes `calls` calls, in µs. */
+async function cpuPerCall(work, calls) {
+  const before = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / calls;
+}
+
+/** One process's figures for the checkout at `root`: the best of `rounds` timed loops per case. */
+async function measure(root, rounds = 3) {
+  const checkout = await load(root);
+  const upstream = await startUpstream(STATUS);
   const sigs = benchSignatures(256);
-  const call = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-  const cases = [
-    ['getRoutes', call('getRoutes', []), 60_000],
-    ['memory-1', call('getSignatureStatuses', [[sigs[0]]]), 60_000],
-    ['memory-256', call('getSignatureStatuses', [sigs]), 3_000],
-  ];
-  await rpc.dispatch(cases[2][1]);
+  const rpc = await memoryRig(checkout, upstream.url, sigs);
   const out = {};
-  for (const [name, text, n] of cases.filter(([name]) => wanted(name))) {
+  for (const [name, text, n] of memoryCases(sigs)) {
     for (let i = 0; i < n / 4; i++) await rpc.dispatch(text);
     let best = Infinity;
     for (let r = 0; r < rounds; r++) {
@@ -60,64 +156,77 @@ async function measure(root, rounds = 3) {
   }
   await rpc.stop();
   upstream.kill();
-  for (const [name, perCall, calls] of [
-    ['fresh-1', 1, 4000],
-    ['fresh-256', 256, 500],
-  ]) {
-    if (wanted(name)) out[name] = await measureFresh(core, signatureStatusesPlugin, rounds, perCall, calls);
+  // CPU time, not wall time, so the upstream's own work and the wait are out.
+  const nobody = await startUpstream('null');
+  for (const [name, perCall, calls] of freshCases) {
+    const rig = await freshRig(checkout, nobody.url, perCall);
+    // Made before any is timed: making them is not the call's work, nor is their garbage.
+    const texts = freshSignatureBodies(calls * (rounds + 1), perCall);
+    await rig.run(texts.slice(0, calls));
+    let best = Infinity;
+    for (let r = 1; r <= rounds; r++) {
+      const chunk = texts.slice(r * calls, (r + 1) * calls);
+      best = Math.min(best, await cpuPerCall(() => rig.run(chunk), calls));
+    }
+    await rig.stop();
+    out[name] = best;
   }
+  nobody.kill();
   return out;
 }
 
 /**
- * Our CPU per call of `perCall` signatures nobody asked before, through memory, a SQLite
- * store and an upstream in another process that knows none of them (as validator A answers
- * fresh ones): parse, validate, the chain, the coalescer, the upstream request and its
- * answer. CPU time, not wall time, so the upstream's own work and the wait are out;
- * 16 calls at a time, so the coalescer's tables hold several calls as under load (and
- * one-signature calls of the same turn share an upstream request, as clients polling for
- * their transactions do).
+ * Every checkout in this one process, each case timed in chunks that alternate between the
+ * checkouts (A B, then B A, ...), our CPU per call in each chunk: a machine that slows down
+ * or speeds up (this VM's figures moved ±20% between runs minutes apart) moves neighbouring
+ * chunks alike, so the ratio of two checkouts is read per pair of chunks, not from two runs
+ * at different moments. Garbage a chunk leaves may be collected in the next one, which may
+ * be another checkout's; alternating the order spreads that evenly. (A full GC before each
+ * chunk was tried: the collector's background threads then ran into the chunk, and the
+ * spread of the ratios doubled.) Per case and checkout: the µs per call of each chunk, in
+ * the order measured.
  */
-async function measureFresh(core, signatureStatusesPlugin, rounds, perCall, calls) {
-  // Nobody knows them, as validator A answers fresh signatures.
-  const upstream = await startUpstream('null');
-  const dir = mkdtempSync(join(tmpdir(), 'bench-dispatch-'));
-  const rpc = core.createRpc({
-    logger: core.createLogger({ level: 'silent' }),
-    plugins: [
-      signatureStatusesPlugin({
-        upstreams: [{ url: upstream.url }],
-        store: { path: join(dir, 'statuses.sqlite') },
-      }),
-    ],
-  });
-  await rpc.start();
-  const INFLIGHT = 16;
-  // Made before any is timed: making them is not the call's work, nor is their garbage.
-  const texts = freshSignatureBodies(calls * (rounds + 1), perCall);
-  const run = async (from, to) => {
-    let at = from;
-    const worker = async () => {
-      while (at < to) {
-        const answer = await rpc.dispatch(texts[at++]);
-        if (!answer.includes('"value":[null'))
-          throw new Error(`fresh-${perCall}: unexpected answer ${answer.slice(0, 200)}`);
+async function pairedMeasure(roots) {
+  const checkouts = [];
+  for (const root of roots) checkouts.push(await load(root));
+  const order = (k) => roots.map((_, i) => (i + k) % roots.length);
+  const chunked = async (rigs, chunkCalls, work) => {
+    const perChunk = roots.map(() => []);
+    for (let i = 0; i < rigs.length; i++) await work(rigs[i], i, -1);
+    for (let k = 0; k < CHUNKS; k++) {
+      for (const i of order(k)) {
+        perChunk[i].push(await cpuPerCall(() => work(rigs[i], i, k), chunkCalls));
       }
-    };
-    await Promise.all(Array.from({ length: INFLIGHT }, worker));
+    }
+    return perChunk;
   };
-  await run(0, calls);
-  let best = Infinity;
-  for (let r = 1; r <= rounds; r++) {
-    const before = process.cpuUsage();
-    await run(r * calls, (r + 1) * calls);
-    const used = process.cpuUsage(before);
-    best = Math.min(best, (used.user + used.system) / calls);
+  const out = {};
+  const known = await startUpstream(STATUS);
+  const sigs = benchSignatures(256);
+  for (const [name, text, n] of memoryCases(sigs)) {
+    const rpcs = [];
+    for (const checkout of checkouts) rpcs.push(await memoryRig(checkout, known.url, sigs));
+    const chunkCalls = n / 3;
+    out[name] = await chunked(rpcs, chunkCalls, async (rpc) => {
+      for (let i = 0; i < chunkCalls; i++) await rpc.dispatch(text);
+    });
+    for (const rpc of rpcs) await rpc.stop();
   }
-  await rpc.stop();
-  upstream.kill();
-  rmSync(dir, { recursive: true, force: true });
-  return best;
+  known.kill();
+  const nobody = await startUpstream('null');
+  for (const [name, perCall, calls] of freshCases) {
+    const rigs = [];
+    for (const checkout of checkouts) rigs.push(await freshRig(checkout, nobody.url, perCall));
+    const chunkCalls = calls / 5;
+    // Each checkout its own signatures, made before any is timed (chunk -1 warms up).
+    const pools = rigs.map(() => freshSignatureBodies(chunkCalls * (CHUNKS + 1), perCall));
+    out[name] = await chunked(rigs, chunkCalls, (rig, i, k) =>
+      rig.run(pools[i].slice((k + 1) * chunkCalls, (k + 2) * chunkCalls)),
+    );
+    for (const rig of rigs) await rig.stop();
+  }
+  nobody.kill();
+  return out;
 }
 
 /**
@@ -145,30 +254,58 @@ const server = require('node:http').createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port)));
 `;
 
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const quartiles = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return [sorted[Math.floor((sorted.length - 1) / 4)], sorted[Math.ceil(((sorted.length - 1) * 3) / 4)]];
+};
+
+const child = (args) => {
+  const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.status !== 0) throw new Error(`${args.join(' ')}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+};
+
 if (process.argv[2] === '--child') {
   process.stdout.write(JSON.stringify(await measure(process.argv[3])));
   process.exit(0);
 }
+if (process.argv[2] === '--paired-child') {
+  process.stdout.write(JSON.stringify(await pairedMeasure(process.argv.slice(3))));
+  process.exit(0);
+}
 
 const roots = [HERE.replace(/\/$/, ''), ...process.argv.slice(2)];
-const best = roots.map(() => ({}));
-for (let run = 0; run < RUNS; run++) {
-  roots.forEach((root, i) => {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', root], {
-      encoding: 'utf8',
-    });
-    if (child.status !== 0) throw new Error(`${root}: ${child.stderr}`);
-    for (const [name, us] of Object.entries(JSON.parse(child.stdout))) {
-      best[i][name] = Math.min(best[i][name] ?? Infinity, us);
+if (roots.length === 1) {
+  const best = {};
+  for (let run = 0; run < RUNS; run++) {
+    for (const [name, us] of Object.entries(child(['--child', roots[0]]))) {
+      best[name] = Math.min(best[name] ?? Infinity, us);
     }
-  });
-}
-console.log(`µs per rpc.dispatch, best of ${RUNS} runs (alternating checkouts, a fresh process each)`);
-for (const name of Object.keys(best[0])) {
-  const cells = roots.map((root, i) => {
-    const us = best[i][name];
-    const ratio = i === 0 ? '' : ` (${(us / best[0][name]).toFixed(2)}x this)`;
-    return `${i === 0 ? 'this' : root}: ${us.toFixed(2)}${ratio}`;
-  });
-  console.log(`  ${name.padEnd(11)} ${cells.join('   ')}`);
+  }
+  console.log(`µs per rpc.dispatch, best of ${RUNS} runs (a fresh process each)`);
+  for (const [name, us] of Object.entries(best)) console.log(`  ${name.padEnd(11)} this: ${us.toFixed(2)}`);
+} else {
+  const perChunk = child(['--paired-child', ...roots]);
+  console.log(
+    `our CPU µs per rpc.dispatch, median of ${CHUNKS} chunks per checkout, all in one process, chunks alternating ` +
+      'between checkouts; ratio: median over chunk pairs of other ÷ this [quartiles]',
+  );
+  for (const [name, chunks] of Object.entries(perChunk)) {
+    const cells = roots.map((root, i) => {
+      const us = median(chunks[i]).toFixed(2);
+      if (i === 0) return `this: ${us}`;
+      const ratios = chunks[i].map((x, k) => x / chunks[0][k]);
+      const [q1, q3] = quartiles(ratios);
+      return `${root}: ${us} (${median(ratios).toFixed(3)}x this [${q1.toFixed(2)}-${q3.toFixed(2)}])`;
+    });
+    console.log(`  ${name.padEnd(11)} ${cells.join('   ')}`);
+  }
 }

@@ -31,7 +31,7 @@ const ALPHABET = Buffer.from('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqr
  * 2^509.6), so each decodes to exactly 64 bytes, no leading zero. Drawn as digits, not
  * encoded from random bytes: bs58.encode took 5.6 s for bench:dispatch's 512,000, this 0.3.
  */
-function randomSignatureTexts(n) {
+export function randomSignatureTexts(n) {
   const digits = randomBytes(88 * n);
   for (let i = 0; i < digits.length; i++) {
     digits[i] = ALPHABET[i % 88 === 0 ? 1 + (digits[i] % 4) : digits[i] % 58];

@@ -6,7 +6,7 @@ export type { StatusLayer, LearnedStatus } from './layer.js';
 export { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 export { agaveParamsError } from './agave-params-error.js';
 export { importStatuses, ImportLineError, type ImportCounts } from './import-statuses.js';
-export { StatusStore, type FinalizedRecord } from './store.js';
+export { StatusStore, type FinalizedRecord, type StatusStoreOptions } from './store.js';
 export type { SignatureStatus, TransactionError, ConfirmationStatus } from './status.js';
 export {
   getSignatureStatusesParamsSchema,

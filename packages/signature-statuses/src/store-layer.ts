@@ -39,7 +39,7 @@ export class StoreLayer implements StatusLayer {
 
   start(log: PluginContext['log']): void {
     this.log = log;
-    this.opened = StatusStore.open(this.path);
+    this.opened = StatusStore.open(this.path, { filter: true });
   }
 
   stop(): void {

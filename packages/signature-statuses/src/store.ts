@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { SignatureBloom } from './signature-bloom.js';
 import { finalizedStatus, type SignatureStatus, type TransactionError } from './status.js';
 
 /** A finalized status as the store keeps it. */
@@ -19,6 +20,24 @@ interface KeyedRow extends Row {
   signature: string;
 }
 
+export interface StatusStoreOptions {
+  /**
+   * Keep a Bloom filter of the stored signatures in memory, so that a signature the store
+   * does not hold is ruled out without a read (the common case: clients ask about
+   * transactions that have not landed). Built in the background after open; until then,
+   * and whenever another connection has written (the import CLI, another process), every
+   * lookup reads. Default false: a short-lived writer (the import) has no use for it.
+   */
+  readonly filter?: boolean;
+}
+
+/** Signatures read per step of the filter's build: one short statement per event-loop turn. */
+const BUILD_SLICE = 5_000;
+/** The smallest filter built (about 80 KB). */
+const MIN_FILTER_CAPACITY = 65_536;
+/** Bytes per stored row, about: sizes a filter from the file before it is read. */
+const ROW_BYTES = 100;
+
 /**
  * The durable link of the chain: finalized statuses in SQLite (WAL, so readers never wait
  * for the writer). A finalized status never changes, so a row is written once and never
@@ -30,8 +49,18 @@ export class StatusStore {
   private readonly selectMany: Database.Statement<[string], KeyedRow>;
   private readonly insertOne: Database.Statement<[string, number, string | null]>;
   private readonly insertMany: (records: readonly FinalizedRecord[]) => number;
+  private readonly dataVersion: Database.Statement<[], number>;
+  private readonly signaturesAfter: Database.Statement<[string], string>;
+  /** The filter, complete for the data version it was built at (`filterVersion`). */
+  private filter: SignatureBloom | undefined;
+  private filterVersion = -1;
+  /** The filter being built; it also takes what this connection writes meanwhile. */
+  private building: SignatureBloom | undefined;
 
-  private constructor(readonly path: string) {
+  private constructor(
+    readonly path: string,
+    private readonly filtered: boolean,
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -70,11 +99,24 @@ export class StatusStore {
       }
       return inserted;
     });
+    // Changes when another connection commits, not when this one does.
+    this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.signaturesAfter = this.db
+      .prepare<[string], string>(
+        `SELECT signature FROM signature_statuses WHERE signature > ? ORDER BY signature LIMIT ${BUILD_SLICE}`,
+      )
+      .pluck();
+    if (filtered) this.buildFilter(MIN_FILTER_CAPACITY);
   }
 
   /** Opens (creating when missing) the store at `path`. */
-  static open(path: string): StatusStore {
-    return new StatusStore(path);
+  static open(path: string, options: StatusStoreOptions = {}): StatusStore {
+    return new StatusStore(path, options.filter ?? false);
+  }
+
+  /** True while the Bloom filter (option `filter`) rules out lookups: built, and no other connection has written since. */
+  get filtering(): boolean {
+    return this.usableFilter() !== undefined;
   }
 
   get open(): boolean {
@@ -82,6 +124,7 @@ export class StatusStore {
   }
 
   get(signature: string): SignatureStatus | undefined {
+    if (this.usableFilter()?.mightHave(signature) === false) return undefined;
     const row = this.selectOne.get(signature);
     return row && statusOf(row);
   }
@@ -89,19 +132,69 @@ export class StatusStore {
   /** The stored statuses among `signatures`, by signature; the unknown ones are absent. */
   getMany(signatures: readonly string[]): Map<string, SignatureStatus> {
     const found = new Map<string, SignatureStatus>();
-    if (signatures.length === 1) {
-      const status = this.get(signatures[0]!);
-      if (status) found.set(signatures[0]!, status);
-    } else if (signatures.length > 1) {
-      for (const row of this.selectMany.all(JSON.stringify(signatures)))
-        found.set(row.signature, statusOf(row));
+    const filter = this.usableFilter();
+    const asked = filter ? signatures.filter((s) => filter.mightHave(s)) : signatures;
+    if (asked.length === 1) {
+      const row = this.selectOne.get(asked[0]!);
+      if (row) found.set(asked[0]!, statusOf(row));
+    } else if (asked.length > 1) {
+      for (const row of this.selectMany.all(JSON.stringify(asked))) found.set(row.signature, statusOf(row));
     }
     return found;
   }
 
   /** Writes the records in one transaction; those already stored are left as they are. Returns how many were new. */
   putFinalized(records: readonly FinalizedRecord[]): number {
-    return records.length === 0 ? 0 : this.insertMany(records);
+    if (records.length === 0) return 0;
+    const inserted = this.insertMany(records);
+    for (const bloom of [this.filter, this.building]) {
+      if (bloom) for (const r of records) bloom.add(r.signature);
+    }
+    if (this.filter?.full === true && !this.building) this.buildFilter(2 * this.filter.capacity);
+    return inserted;
+  }
+
+  private version(): number {
+    return this.dataVersion.get() ?? 0;
+  }
+
+  /** The filter when it can rule lookups out: another connection's write makes it incomplete, and starts a build. */
+  private usableFilter(): SignatureBloom | undefined {
+    if (!this.filter) return undefined;
+    if (this.version() === this.filterVersion) return this.filter;
+    this.filter = undefined;
+    this.buildFilter(MIN_FILTER_CAPACITY);
+    return undefined;
+  }
+
+  /**
+   * Reads every stored signature into a new filter, a slice per event-loop turn (keyset
+   * pages: no statement stays open across turns, so lookups and writes go on meanwhile).
+   */
+  private buildFilter(minCapacity: number): void {
+    if (this.building || !this.db.open) return;
+    const version = this.version();
+    const fileBytes =
+      (this.db.pragma('page_count', { simple: true }) as number) *
+      (this.db.pragma('page_size', { simple: true }) as number);
+    const bloom = new SignatureBloom(Math.max(minCapacity, Math.ceil(fileBytes / ROW_BYTES)));
+    this.building = bloom;
+    let after = '';
+    const step = (): void => {
+      if (this.building !== bloom || !this.db.open) return;
+      const slice = this.signaturesAfter.all(after);
+      for (const signature of slice) bloom.add(signature);
+      if (slice.length === BUILD_SLICE) {
+        after = slice[slice.length - 1]!;
+        setImmediate(step).unref();
+        return;
+      }
+      this.building = undefined;
+      // Complete for `version`: if another connection wrote meanwhile, the next lookup sees it and builds again.
+      this.filter = bloom;
+      this.filterVersion = version;
+    };
+    setImmediate(step).unref();
   }
 
   /** How many statuses are stored. */
@@ -110,6 +203,8 @@ export class StatusStore {
   }
 
   close(): void {
+    this.building = undefined;
+    this.filter = undefined;
     if (this.db.open) this.db.close();
   }
 }

@@ -140,6 +140,96 @@ describe('signature statuses: durable store', () => {
     });
   });
 
+  describe('the filter of stored signatures (option filter, on in the plugin)', () => {
+    const record = (signature: string, slot = 1): FinalizedRecord => ({ signature, slot, err: null });
+    /** Event-loop turns until the filter rules lookups out; a build that never ends fails the test. */
+    const untilFiltering = async (store: StatusStore) => {
+      for (let turn = 0; !store.filtering; turn++) {
+        if (turn > 10_000) throw new Error('the filter was not built');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+
+    it('finds what another connection wrote after the filter was built (the import CLI beside a running server)', async () => {
+      const path = tmp.file('s.db');
+      const server = StatusStore.open(path, { filter: true });
+      const importer = StatusStore.open(path);
+      try {
+        const [own, imported, unknown] = randomSignatures(3);
+        server.putFinalized([record(own!, 5)]);
+        await untilFiltering(server);
+        expect(server.get(unknown!)).to.equal(undefined);
+
+        importer.putFinalized([record(imported!, 6)]);
+        expect(server.get(imported!)).to.deep.equal(status('finalized', 6));
+        expect([...server.getMany([unknown!, imported!, own!]).keys()]).to.deep.equal([imported!, own!]);
+        // Rebuilt with the other connection's rows, the filter is used again and still finds them.
+        await untilFiltering(server);
+        expect(server.get(imported!)).to.deep.equal(status('finalized', 6));
+        expect(server.getMany([imported!, unknown!]).size).to.equal(1);
+      } finally {
+        importer.close();
+        server.close();
+      }
+    });
+
+    it('finds the rows stored before it opened, while its filter is built and once it is', async () => {
+      const path = tmp.file('s.db');
+      // More than one slice of the build (5,000 a turn), so the build spans several turns.
+      const stored = randomSignatures(12_000);
+      const seed = StatusStore.open(path);
+      seed.putFinalized(stored.map((s, i) => record(s, i)));
+      seed.close();
+      const store = StatusStore.open(path, { filter: true });
+      try {
+        const sample = [stored[0]!, stored[6_000]!, stored[11_999]!];
+        const [unknown] = randomSignatures(1);
+        expect(store.filtering).to.equal(false);
+        expect(store.getMany([...sample, unknown!]).size).to.equal(3);
+        await untilFiltering(store);
+        expect(store.getMany([...sample, unknown!]).size).to.equal(3);
+        expect(stored.every((s) => store.get(s) !== undefined)).to.equal(true);
+      } finally {
+        store.close();
+      }
+    });
+
+    it('finds what it wrote itself while the filter was being built, where the build had already read', async () => {
+      const path = tmp.file('s.db');
+      const seed = StatusStore.open(path);
+      seed.putFinalized(randomSignatures(12_000).map((s) => record(s)));
+      seed.close();
+      const store = StatusStore.open(path, { filter: true });
+      try {
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(store.filtering).to.equal(false);
+        // Below every stored text: the build's next slices start after what it has read.
+        const early = `1111${randomSignatures(1)[0]!.slice(4)}`;
+        store.putFinalized([record(early, 9)]);
+        await untilFiltering(store);
+        expect(store.get(early)).to.deep.equal(status('finalized', 9));
+      } finally {
+        store.close();
+      }
+    });
+
+    it('past the size it was built for (a bigger one is then built), still finds every signature written', async () => {
+      const store = StatusStore.open(tmp.file('s.db'), { filter: true });
+      try {
+        await untilFiltering(store);
+        const written = randomSignatures(70_000);
+        for (let at = 0; at < written.length; at += 10_000)
+          store.putFinalized(written.slice(at, at + 10_000).map((s) => record(s)));
+        expect(written.every((s) => store.get(s) !== undefined)).to.equal(true);
+        await untilFiltering(store);
+        expect(written.every((s) => store.get(s) !== undefined)).to.equal(true);
+        expect(store.getMany(randomSignatures(256)).size).to.equal(0);
+      } finally {
+        store.close();
+      }
+    });
+  });
+
   it('opens the SQLite file on start() and closes it on stop()', async () => {
     const plugin = signatureStatusesPlugin({ store: { path: tmp.file('s.db') } });
     expect(plugin.store).to.equal(undefined);
