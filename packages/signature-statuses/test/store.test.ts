@@ -161,6 +161,8 @@ describe('signature statuses: durable store', () => {
         expect(server.get(unknown!)).to.equal(undefined);
 
         importer.putFinalized([record(imported!, 6)]);
+        // Another connection's commit is seen from the next event-loop turn on.
+        await new Promise((resolve) => setImmediate(resolve));
         expect(server.get(imported!)).to.deep.equal(status('finalized', 6));
         expect([...server.getMany([unknown!, imported!, own!]).keys()]).to.deep.equal([imported!, own!]);
         // Rebuilt with the other connection's rows, the filter is used again and still finds them.
