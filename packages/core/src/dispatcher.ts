@@ -246,12 +246,13 @@ export class Dispatcher {
   }
 
   private resultJson(method: CompiledMethod, out: unknown): string {
-    const value = out instanceof RawJson ? (out.value as unknown) : out;
+    const raw = out instanceof RawJson ? out : undefined;
+    const value = raw ? (raw.value as unknown) : out;
     if (this.options.validateResults && method.validateResult && !method.validateResult(value)) {
       const f = method.validateResult.failure('/result');
       throw new ResultMismatch(method.definition.name, f.path, `${f.message} (${f.rule})`);
     }
-    if (out instanceof RawJson) return out.json;
+    if (raw) return raw.json;
     const json = JSON.stringify(value);
     // JSON.stringify(undefined) is undefined; a handler that returns nothing answers null.
     return json === undefined ? 'null' : json;

@@ -1,3 +1,4 @@
+import { brand } from './brand.js';
 import { ErrorInfo, type ErrorCodeValue } from './codes.js';
 import type { DeclaredError } from './plugin.js';
 
@@ -39,6 +40,8 @@ export class RpcError extends Error {
       : { code: this.code, message: this.message, data: this.data };
   }
 }
+
+brand(RpcError, 'RpcError');
 
 /** What schema validation reports: the JSON Pointer of the failing value and the rule it broke. */
 export interface ValidationFailure {

@@ -1,3 +1,5 @@
+import { brand } from './brand.js';
+
 /**
  * A result that is already serialized. A handler whose answer rarely changes (a
  * snapshot such as the route list) returns one so the hot path skips JSON.stringify.
@@ -13,3 +15,5 @@ export class RawJson<T = unknown> {
     return new RawJson(JSON.stringify(value), value);
   }
 }
+
+brand(RawJson, 'RawJson');
