@@ -33,7 +33,7 @@ export interface StatusStoreOptions {
 
 /** Signatures read per step of the filter's build: one short statement per event-loop turn. */
 const BUILD_SLICE = 5_000;
-/** The smallest filter built (about 80 KB). */
+/** The smallest filter built (128 KiB). */
 const MIN_FILTER_CAPACITY = 65_536;
 /** Bytes per stored row, about: sizes a filter from the file before it is read. */
 const ROW_BYTES = 100;
@@ -60,7 +60,7 @@ export class StatusStore {
 
   private constructor(
     readonly path: string,
-    private readonly filtered: boolean,
+    filtered: boolean,
   ) {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
     this.db = new Database(path);
