@@ -1,10 +1,10 @@
 // `npm run bench:dispatch [-- CHECKOUT...]`: the core and both plugins in one process, no
 // HTTP, no other process: microseconds per `rpc.dispatch` of the hot calls (getRoutes,
 // 1 and 256 signatures from memory), and our CPU per call of 1 and 256 fresh signatures
-// through an upstream (measureFresh). The socket and the kernel are out of the figure, so
+// through an upstream (freshRig). The socket and the kernel are out of the figure, so
 // it moves far less with the machine's load than the HTTP rows of `npm run bench` do:
 // the tool for "did this change to parse, validate, dispatch or the chain make a call
-// cheaper". Given other checkouts (built, with node_modules), all of them run in one
+// cheaper". Given other checkouts (built, each with node_modules of its own), all run in one
 // process (pairedMeasure): chunks of calls alternate between the checkouts, and each
 // checkout's figure is compared chunk by chunk with this one's.
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freshSignatureBodies, randomSignatureTexts } from './lib/requests.mjs';
+import { median } from './lib/summary.mjs';
 import { benchRoutes, benchSignatures } from './targets/lib/fixtures.mjs';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
@@ -254,11 +255,6 @@ const server = require('node:http').createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port)));
 `;
 
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const quartiles = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return [sorted[Math.floor((sorted.length - 1) / 4)], sorted[Math.ceil(((sorted.length - 1) * 3) / 4)]];

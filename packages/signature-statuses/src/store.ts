@@ -125,9 +125,7 @@ export class StatusStore {
   }
 
   get(signature: string): SignatureStatus | undefined {
-    if (this.usableFilter()?.mightHave(signature) === false) return undefined;
-    const row = this.selectOne.get(signature);
-    return row && statusOf(row);
+    return this.usableFilter()?.mightHave(signature) === false ? undefined : this.read(signature);
   }
 
   /** The stored statuses among `signatures`, by signature; the unknown ones are absent. */
@@ -136,12 +134,17 @@ export class StatusStore {
     const filter = this.usableFilter();
     const asked = filter ? signatures.filter((s) => filter.mightHave(s)) : signatures;
     if (asked.length === 1) {
-      const row = this.selectOne.get(asked[0]!);
-      if (row) found.set(asked[0]!, statusOf(row));
+      const status = this.read(asked[0]!);
+      if (status) found.set(asked[0]!, status);
     } else if (asked.length > 1) {
       for (const row of this.selectMany.all(JSON.stringify(asked))) found.set(row.signature, statusOf(row));
     }
     return found;
+  }
+
+  private read(signature: string): SignatureStatus | undefined {
+    const row = this.selectOne.get(signature);
+    return row && statusOf(row);
   }
 
   /** Writes the records in one transaction; those already stored are left as they are. Returns how many were new. */
