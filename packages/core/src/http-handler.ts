@@ -21,7 +21,7 @@ import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
 import { RateLimit } from './rate-limit.js';
 import { requestIdOf } from './request-id-header.js';
-import { validateOptions } from './validation.js';
+import { validateOptions } from './validate-options.js';
 
 /** Which endpoint styles a mount serves, and the envelope of its path-style endpoints: schemas/mount-options. */
 export type { MountOptions };

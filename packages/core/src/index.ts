@@ -25,7 +25,9 @@ export {
 } from './method.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export type { OwnedError } from './plugin-graph.js';
-export { compileSchema, validateOptions, type Validator } from './validation.js';
+export { compileSchema, type Validator } from './validation.js';
+export { validateOptions } from './validate-options.js';
+export { explainFailure, schemaAt } from './explain-failure.js';
 export { textKey } from './text-key.js';
 export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';

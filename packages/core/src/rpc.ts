@@ -30,7 +30,7 @@ import { RawJson } from './raw-json.js';
 import { clientAddressOf, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
-import { validateOptions } from './validation.js';
+import { validateOptions } from './validate-options.js';
 
 export interface RpcOptions extends CoreOptions {
   readonly plugins?: readonly Plugin[];

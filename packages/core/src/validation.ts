@@ -132,14 +132,3 @@ export function toFailure(e: ErrorObject | undefined, base = ''): ValidationFail
   if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
   return { path: path || '/', rule: e.keyword, message: e.message ?? 'is invalid', params };
 }
-
-/** Validates options against their schema (filling defaults) or throws naming the key and rule. */
-export function validateOptions<T>(schema: Schema, options: unknown, what: string): T {
-  const v = compileSchema<T>(schema);
-  const copy = options === undefined ? {} : structuredClone(options);
-  if (!v(copy)) {
-    const f = v.failure();
-    throw new TypeError(`${what}: ${f.path} ${f.message} (${f.rule})`);
-  }
-  return copy;
-}

@@ -149,7 +149,7 @@ describe('callLog: which calls get a log line', () => {
     expect(attempt({ sampleRate: 0 })).to.throw('/callLog/sampleRate must be > 0 (exclusiveMinimum)');
     expect(attempt({ sampleRate: 2 })).to.throw('/callLog/sampleRate must be <= 1 (maximum)');
     expect(attempt({ level: 'silent' })).to.throw(
-      '/callLog/level must be equal to one of the allowed values (enum)',
+      '/callLog/level must be one of: "fatal", "error", "warn", "info", "debug", "trace" (enum)',
     );
     expect(attempt({ every: 10 })).to.throw('/callLog/every must NOT have additional properties');
   });

@@ -43,7 +43,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
   const events = new StatusEvents(hooks);
   const shared = redis ? new SharedTier(redis, json.maxTracked) : undefined;
   const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events, shared?.affinity);
-  const store = json.store ? new StoreLayer(json.store.path) : undefined;
+  const store = json.store ? new StoreLayer(json.store) : undefined;
   const layers: StatusLayer[] = [new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs)];
   if (store) layers.push(store);
   // After the store: a local disk read is cheaper than a round trip, and what the store

@@ -1,7 +1,11 @@
 import type { PluginContext } from '@rollup-router/core';
 import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
+import type { ResolvedOptions } from './options.js';
 import type { SignatureStatus } from './status.js';
 import { StatusStore, type FinalizedRecord } from './store.js';
+
+/** The plugin's `store` option when there is a store. */
+type StoreOptions = Exclude<ResolvedOptions['store'], false>;
 
 /** The durable link of the chain: the SQLite store, open from start() to stop(). */
 export class StoreLayer implements StatusLayer {
@@ -9,7 +13,11 @@ export class StoreLayer implements StatusLayer {
   private opened: StatusStore | undefined;
   private log: PluginContext['log'] | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(private readonly options: StoreOptions) {}
+
+  get path(): string {
+    return this.options.path;
+  }
 
   /** The open store, while started. */
   get store(): StatusStore | undefined {
@@ -39,7 +47,7 @@ export class StoreLayer implements StatusLayer {
 
   start(log: PluginContext['log']): void {
     this.log = log;
-    this.opened = StatusStore.open(this.path, { filter: true });
+    this.opened = StatusStore.open(this.options.path, { filter: true, cacheMiB: this.options.cacheMiB });
   }
 
   stop(): void {

@@ -11,7 +11,18 @@ describe('signature statuses: options', () => {
       /\/upstreams\/0\/url/,
     ],
     ['an unknown option', { upstream: 'http://x' }, /upstream.*additionalProperties/],
-    ['a store without a path', { store: {} }, /\/store/],
+    // Inside the store's oneOf (false or an object): the member at fault, not "must be equal to constant".
+    [
+      'a store without a path',
+      { store: {} },
+      /\/store\/path must have required property 'path' \(required\)/,
+    ],
+    [
+      'a store cache of 0 MiB',
+      { store: { path: 'x.db', cacheMiB: 0 } },
+      /\/store\/cacheMiB must be >= 1 \(minimum\)/,
+    ],
+    ['store: true', { store: true }, /\/store must be one of: false, an object \{path, cacheMiB\} \(oneOf\)/],
     ['a negative TTL', { memory: { unfinalizedTtlMs: -1 } }, /\/memory\/unfinalizedTtlMs/],
   ];
   for (const [what, options, message] of invalid) {

@@ -1,10 +1,9 @@
 import { dirname, resolve } from 'node:path';
-import { compileSchema } from '@rollup-router/core';
+import { compileSchema, explainFailure, schemaAt } from '@rollup-router/core';
 import { configSchema } from '../generated/schemas.js';
 import { exampleRoutesFile } from '../paths.js';
 import { ConfigError } from './config-error.js';
 import { applyEnvOverrides } from './env-overrides.js';
-import { explainFailure, schemaAt } from './explain-failure.js';
 import { readConfigFile } from './read-config-file.js';
 import { resolvePaths } from './resolve-paths.js';
 import type { ServerConfig } from './server-config.js';

@@ -1,4 +1,6 @@
-import { compileSchema, type Schema, type ValidationFailure } from '@rollup-router/core';
+import type { ValidationFailure } from './errors.js';
+import type { Schema } from './method.js';
+import { compileSchema } from './validation.js';
 
 type Node = Record<string, unknown>;
 const isNode = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
