@@ -79,7 +79,8 @@ export async function soak(settings, log) {
       const memory = await target.memory();
       readings.push({ calls: done, ...memory });
       log(
-        `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(memory.rss)} MB, heap ${mb(memory.heapUsed)} MB`,
+        `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(memory.rss)} MB, heap ${mb(memory.heapUsed)} MB` +
+          (memory.mallocHeap === undefined ? '' : `, malloc heap ${mb(memory.mallocHeap)} MB`),
       );
     }
     const subscribed = await subscriptions.stop();
@@ -95,6 +96,15 @@ export async function soak(settings, log) {
         `${(growth * 100).toFixed(1)}% (limit ${LEAK_THRESHOLD * 100}%): ${leak ? 'LEAK' : 'ok'}; ` +
         `before it, from ${atCheckpoint.calls.toLocaleString('en-US')}: ${(warmUp * 100).toFixed(1)}%; transport errors/non-2xx: ${failures}`,
     );
+    if (judgedFrom.mallocHeap !== undefined) {
+      // Where a rise is: V8's heap, native memory (SQLite's page cache, addons) or the rest.
+      const heap = atEnd.heapUsed - judgedFrom.heapUsed;
+      const native = atEnd.mallocHeap - judgedFrom.mallocHeap;
+      const rest = atEnd.rss - judgedFrom.rss - heap - native;
+      log(
+        `  of the RSS change: JS heap ${signedMb(heap)}, malloc heap ${signedMb(native)}, the rest ${signedMb(rest)} MB`,
+      );
+    }
     return {
       server,
       requests: total,
@@ -116,3 +126,4 @@ export async function soak(settings, log) {
 }
 
 const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+const signedMb = (bytes) => (bytes >= 0 ? '+' : '') + mb(bytes);

@@ -70,9 +70,10 @@ export class StatusStore {
     readonly path: string,
     { filter: filtered = false, cacheMiB = DEFAULT_CACHE_MIB }: StatusStoreOptions,
   ) {
-    if (!(cacheMiB > 0 && cacheMiB <= 4096))
+    // The plugin's schema bounds it; this keeps the pragma below a number for direct callers.
+    if (!(Number.isFinite(cacheMiB) && cacheMiB > 0))
       throw new RangeError(
-        `@rollup-router/signature-statuses: cacheMiB must be above 0 and at most 4096, not ${cacheMiB}`,
+        `@rollup-router/signature-statuses: cacheMiB must be a number above 0, not ${cacheMiB}`,
       );
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
     this.db = new Database(path);

@@ -86,6 +86,14 @@ describe('signature statuses: durable store', () => {
       expect(await mallocGrowth({})).to.be.below(10 * MiB);
     });
 
+    it('refuses a size that is not a number above 0 when the store is opened directly', () => {
+      for (const cacheMiB of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+        expect(() => StatusStore.open(tmp.file('s.db'), { cacheMiB })).to.throw(
+          RangeError,
+          /cacheMiB must be a number above 0/,
+        );
+    });
+
     it('keeps what is configured: with 20 MiB, most of a 22 MB store', async () => {
       expect(await mallocGrowth({ cacheMiB: 20 })).to.be.above(18 * MiB);
     });

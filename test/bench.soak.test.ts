@@ -1,0 +1,37 @@
+// `npm run bench -- --soak`, shortened: the reference server under mixed calls and churning
+// subscriptions, its memory read four times, and the verdict with where a change in RSS is.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+
+describe('bench: the soak', function () {
+  this.timeout(180_000);
+
+  it('reads RSS, the JS heap and the malloc heap four times, and splits the change between them', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['bench/run.mjs', '--soak', '--soak-calls', '40000'],
+      { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
+    );
+    const output = stdout + stderr; // the soak's lines go to stderr, with the bench's progress
+    const mb = '\\d+\\.\\d';
+    const readings = output.match(
+      new RegExp(`after [\\d,]+ requests: RSS ${mb} MB, heap ${mb} MB, malloc heap ${mb} MB`, 'g'),
+    );
+    expect(readings, output).to.have.length(4);
+    expect(output).to.match(/transport errors\/non-2xx: 0\b/);
+    expect(output).to.match(
+      new RegExp(`of the RSS change: JS heap [+-]${mb}, malloc heap [+-]${mb}, the rest [+-]${mb} MB`),
+    );
+    // The churn ran beside the load and lost nothing.
+    const churn = /subscription churn: (\{.*\})/.exec(output);
+    expect(churn, output).to.not.equal(null);
+    const counts = JSON.parse(churn![1]!) as Record<string, number>;
+    expect(counts.subscriptions).to.be.above(0);
+    expect(counts.missed).to.equal(0);
+    expect(counts.errors).to.equal(0);
+  });
+});
