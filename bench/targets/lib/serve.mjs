@@ -2,7 +2,7 @@
 // port, print one JSON line with the port, and leave cleanly on SIGTERM/SIGINT so that
 // `node --cpu-prof` gets to write its profile.
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mallocHeapBytes } from '../../../test/support/malloc-heap.mjs';
 
 /** Prints `{"ready":true,"port":N,...}` once `server` listens on 127.0.0.1. */
 export async function serve(server, { name, notes = [], onClose, ...extra } = {}) {
@@ -49,25 +49,6 @@ export function untilStopped(close) {
     });
   });
   process.stdin.on('end', stop).on('error', stop).resume();
-}
-
-/**
- * Resident bytes of the malloc heap (`[heap]` in /proc/self/smaps): native memory such as
- * SQLite's page cache, apart from V8's heap. The soak's rise hid there for sessions while
- * the JS heap stayed flat. Undefined without /proc.
- */
-function mallocHeapBytes() {
-  try {
-    let inHeap = false;
-    let kib = 0;
-    for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-      if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inHeap = line.endsWith('[heap]');
-      else if (inHeap && line.startsWith('Rss:')) kib += Number(line.split(/\s+/)[1]);
-    }
-    return kib * 1024;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A target that cannot run in this tree says why instead of failing; the row shows "absent: why". */

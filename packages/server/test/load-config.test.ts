@@ -161,6 +161,17 @@ describe('loadConfig', () => {
     expect(err.message).to.include('environment variable ROLLUP_ROUTER_LOG_FLUSH_MS');
   });
 
+  it('ROLLUP_ROUTER_STORE_PATH sets the store’s path and keeps its other keys; off removes the store', async () => {
+    const path = file('c.json', JSON.stringify({ statuses: { store: { path: 'a.sqlite', cacheMiB: 64 } } }));
+    const moved = await loadConfig({ file: path, env: { ROLLUP_ROUTER_STORE_PATH: '/data/b.sqlite' } });
+    expect(moved.config.statuses.store).to.deep.equal({ path: '/data/b.sqlite', cacheMiB: 64 });
+    const off = await loadConfig({ file: path, env: { ROLLUP_ROUTER_STORE_PATH: 'off' } });
+    expect(off.config.statuses.store).to.equal(false);
+    const fromFalse = file('f.json', JSON.stringify({ statuses: { store: false } }));
+    const on = await loadConfig({ file: fromFalse, env: { ROLLUP_ROUTER_STORE_PATH: '/data/c.sqlite' } });
+    expect(on.config.statuses.store).to.deep.equal({ path: '/data/c.sqlite' });
+  });
+
   it('redis: absent by default; a url gets the stated defaults; ROLLUP_ROUTER_REDIS_URL sets it, off removes it', async () => {
     expect((await loadConfig()).config.redis).to.equal(undefined);
     const withRedis = file('redis.json', JSON.stringify({ redis: { url: 'redis://cache:6379' } }));

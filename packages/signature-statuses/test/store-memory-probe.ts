@@ -3,21 +3,11 @@
 // 200,000 finalized statuses, about 22 MB of SQLite file, in pages of 5,000, as a router does
 // over a few days; prints the growth of the malloc heap ([heap] in /proc/self/smaps), where
 // SQLite keeps its page cache. Apart from mocha, so no earlier test's freed memory is reused.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@rollup-router/core';
 import { signatureStatusesPlugin } from '../src/index.js';
 import { randomSignatures } from '@rollup-router/test-support/solana';
-
-const mallocHeapBytes = (): number => {
-  let inHeap = false;
-  let kib = 0;
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inHeap = line.endsWith('[heap]');
-    else if (inHeap && line.startsWith('Rss:')) kib += Number(line.split(/\s+/)[1]);
-  }
-  return kib * 1024;
-};
+import { mallocHeapBytes } from '@rollup-router/test-support/malloc-heap';
 
 const [dir, options] = [process.argv[2]!, JSON.parse(process.argv[3]!) as Record<string, unknown>];
 const plugin = signatureStatusesPlugin({
@@ -26,9 +16,9 @@ const plugin = signatureStatusesPlugin({
 });
 await plugin.start!({ log: createLogger({ level: 'silent' }) });
 const store = plugin.store!;
-const before = mallocHeapBytes();
+const before = mallocHeapBytes()!;
 for (let page = 0; page < 40; page++)
   store.putFinalized(randomSignatures(5_000).map((signature) => ({ signature, slot: page, err: null })));
-const after = mallocHeapBytes();
+const after = mallocHeapBytes()!;
 await plugin.stop!();
 console.log(JSON.stringify({ grewBy: after - before }));

@@ -93,7 +93,11 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     name: 'ROLLUP_ROUTER_STORE_PATH',
     key: '/statuses/store',
     format: 'path of the SQLite file, or off for no store',
-    apply: (c, v) => void (objectAt(c, ['statuses']).store = OFF.test(v) ? false : { path: v }),
+    // The path only: the file's other store keys (cacheMiB) stay.
+    apply: (c, v) => {
+      if (OFF.test(v)) objectAt(c, ['statuses']).store = false;
+      else objectAt(c, ['statuses', 'store']).path = v;
+    },
   },
   {
     name: 'ROLLUP_ROUTER_ROUTES_FILE',

@@ -1,0 +1,1 @@
+export declare function mallocHeapBytes(): number | undefined;
