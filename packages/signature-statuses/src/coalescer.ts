@@ -20,6 +20,11 @@ export interface CoalescedAnswer {
 
 /** Upstream requests carry at most this many signatures, as Solana nodes accept. */
 const MAX_BATCH = 256;
+/** A position in a batch takes the low bits of an in-flight entry (MAX_BATCH = 2 ** 8). */
+const POSITION_BITS = 8;
+const POSITION_MASK = MAX_BATCH - 1;
+/** Serials wrap below 2 ** 22, so an entry, serial and position, stays in 30 bits: a small integer. */
+const SERIALS = 1 << 22;
 
 /**
  * One upstream lookup shared by every call that needs the same signatures. Signatures
@@ -33,11 +38,17 @@ export class Coalescer {
    * the text hashed each fresh signature over its 88 characters on the way in and again on
    * the way out, a seventh of a fresh 256-signature call (--cpu-prof, issue 12). A
    * signature whose key another one holds is asked for in its own right, not joined.
+   * An entry is a small integer, its batch's serial and its position there: an object per
+   * entry was 256 allocations per fresh call that lived as long as the upstream request,
+   * so each was copied by the young generation's collections (issue 12).
    */
-  private readonly inFlight = new Map<boolean, Map<number, InFlight>>([
+  private readonly inFlight = new Map<boolean, Map<number, number>>([
     [false, new Map()],
     [true, new Map()],
   ]);
+  /** The batches not yet answered, by serial. */
+  private readonly batches = new Map<number, Batch>();
+  private lastSerial = 0;
   private readonly filling = new Map<boolean, Batch>();
 
   constructor(
@@ -60,22 +71,21 @@ export class Coalescer {
     for (let i = 0; i < signatures.length; i++) {
       const signature = signatures[i]!;
       const key = textKey(signature);
-      // The entry holding the key, unless its lookup was abandoned (then it is taken over).
-      const held = inFlight.get(key);
-      const holder = held && !held.batch.abandoned ? held : undefined;
+      // The batch holding the key, unless its lookup was abandoned (then it is taken over).
+      const entry = inFlight.get(key);
+      let holder = entry === undefined ? undefined : this.batches.get(entry >>> POSITION_BITS);
+      if (holder?.abandoned) holder = undefined;
       let batch: Batch;
-      if (holder?.signature === signature) {
-        batch = holder.batch;
-        position[i] = holder.position;
+      if (holder !== undefined && holder.signatures[entry! & POSITION_MASK] === signature) {
+        batch = holder;
+        position[i] = entry! & POSITION_MASK;
       } else {
         batch = this.fillingBatch(searchTransactionHistory);
-        position[i] = batch.signatures.push(signature) - 1;
+        const at = batch.signatures.push(signature) - 1;
+        position[i] = at;
         // Another signature holding the key keeps it: this one is asked for, not joinable.
-        if (!holder) {
-          const entry: InFlight = { key, signature, batch, position: position[i]! };
-          inFlight.set(key, entry);
-          batch.entries.push(entry);
-        }
+        if (holder === undefined) inFlight.set(key, entryOf(batch.serial, at));
+        batch.keys.push(holder === undefined ? key : NOT_HELD);
       }
       // Mostly one batch per call: the check against the last one spares the search.
       let at = batches.length - 1;
@@ -100,10 +110,18 @@ export class Coalescer {
   private fillingBatch(history: boolean): Batch {
     const current = this.filling.get(history);
     if (current && current.signatures.length < MAX_BATCH) return current;
-    const batch = new Batch();
+    const batch = new Batch(this.freeSerial());
+    this.batches.set(batch.serial, batch);
     this.filling.set(history, batch);
     setImmediate(() => this.flush(batch, history));
     return batch;
+  }
+
+  /** The next serial no batch under way holds (after 2 ** 22 batches they come round again). */
+  private freeSerial(): number {
+    do this.lastSerial = (this.lastSerial + 1) % SERIALS;
+    while (this.batches.has(this.lastSerial));
+    return this.lastSerial;
   }
 
   private flush(batch: Batch, history: boolean): void {
@@ -111,26 +129,29 @@ export class Coalescer {
     batch.settle(
       this.runner(batch.signatures, history, batch.start(this.deadlineMs)).finally(() => {
         const inFlight = this.inFlight.get(history)!;
+        const { keys, serial } = batch;
         // An entry a later lookup took over (this one was abandoned) is that lookup's.
-        for (const entry of batch.entries) if (inFlight.get(entry.key) === entry) inFlight.delete(entry.key);
+        for (let at = 0; at < keys.length; at++) {
+          const key = keys[at]!;
+          if (key !== NOT_HELD && inFlight.get(key) === entryOf(serial, at)) inFlight.delete(key);
+        }
+        this.batches.delete(serial);
       }),
     );
   }
 }
 
-/** A signature on its way, in the batch that asks for it, at `position` in its signatures. */
-interface InFlight {
-  readonly key: number;
-  readonly signature: string;
-  readonly batch: Batch;
-  readonly position: number;
-}
+/** An in-flight entry: the batch's serial in the high bits, the position in the low ones. */
+const entryOf = (serial: number, position: number): number => (serial << POSITION_BITS) | position;
+
+/** In a batch's keys: the signature at that position does not hold its key (another one does). */
+const NOT_HELD = -1;
 
 /** Signatures that go to the upstreams in one request, and the calls waiting for them. */
 class Batch {
   readonly signatures: string[] = [];
-  /** The in-flight entries this batch holds (not those of signatures whose key was taken). */
-  readonly entries: InFlight[] = [];
+  /** By position, the textKey of each signature, or NOT_HELD where another signature holds it. */
+  readonly keys: number[] = [];
   readonly done: Promise<UpstreamAnswer>;
   private resolveDone!: (answer: Promise<UpstreamAnswer>) => void;
   private readonly controller = new AbortController();
@@ -138,7 +159,7 @@ class Batch {
   private readonly detachers: (() => void)[] = [];
   private deadline: NodeJS.Timeout | undefined;
 
-  constructor() {
+  constructor(readonly serial: number) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // Every caller may be gone when it fails; that is not an unhandled rejection.
     this.done.catch(() => undefined);
