@@ -39,8 +39,18 @@ const machine = machineInfo();
 const pinned = pinCpus(options.pin);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const slug = machineSlug(machine);
-const { quick, rounds, duration, warmup, roundWarmup, connections, pipelining, quietWait, soakCalls } =
-  options;
+const {
+  quick,
+  rounds,
+  duration,
+  warmup,
+  roundWarmup,
+  connections,
+  pipelining,
+  quietWait,
+  retryContended,
+  soakCalls,
+} = options;
 const settings = {
   quick,
   rounds,
@@ -50,6 +60,7 @@ const settings = {
   connections,
   pipelining,
   quietWait,
+  retryContended,
   soakCalls,
   only: options.only?.source,
 };

@@ -168,4 +168,96 @@ describe('bench options', () => {
     expect(await subscriptionsFor(['--no-subscriptions'])).to.equal(false);
     expect(await subscriptionsFor(['--only', 'getRoutes'])).to.equal(false);
   });
+
+  it('measures a round again, all of its rows, when one noted contention, at most --retry-contended times', async () => {
+    type Measured = Sample & { contention?: string };
+    const { measureRounds } = (await load('rounds.mjs')) as unknown as {
+      measureRounds(
+        members: { id: string }[],
+        settings: { rounds: number; quietWait: number; retryContended: number },
+        log: (line: string) => void,
+        measure: (c: { id: string }) => Promise<Measured>,
+      ): Promise<{ samples: Map<string, Measured[]>; remeasured: { round: number; contention: string }[] }>;
+    };
+    const STEAL = 'hypervisor steal 20% of a CPU';
+    // Each measurement's req/s is its number in the run; `contended` names a row's k-th measurement.
+    const run = async (retryContended: number, contended: string[]) => {
+      const measured: string[] = [];
+      const settings = { rounds: 3, quietWait: 0, retryContended };
+      const result = await measureRounds(
+        [{ id: 'a' }, { id: 'b' }],
+        settings,
+        () => undefined,
+        (c) => {
+          measured.push(c.id);
+          const k = measured.filter((id) => id === c.id).length;
+          const contention = contended.includes(`${c.id}#${k}`) ? STEAL : undefined;
+          return Promise.resolve({ ...sample(measured.length), contention });
+        },
+      );
+      const reqPerSec = (id: string) => result.samples.get(id)?.map((s) => s.reqPerSec);
+      return { measured, reqPerSec, ...result };
+    };
+
+    // Off: the contended round is kept as it was measured.
+    const off = await run(0, ['b#2']);
+    expect(off.measured).to.have.length(6);
+    expect(off.remeasured).to.deep.equal([]);
+    expect(off.samples.get('b')?.[1]?.contention).to.equal(STEAL);
+
+    // Round 2 sees steal twice: a and b are measured again, back to back, until it is clean.
+    const on = await run(3, ['b#2', 'b#3']);
+    expect(on.remeasured.map((r) => r.round)).to.deep.equal([2, 2]);
+    expect(on.remeasured[0]?.contention).to.equal(`b: ${STEAL}`);
+    expect(on.reqPerSec('a')).to.deep.equal([1, 7, 9]);
+    expect(on.reqPerSec('b')).to.deep.equal([2, 8, 10]);
+    expect(on.samples.get('b')?.some((s) => s.contention)).to.equal(false);
+
+    // At most N times: then the last measurement stands, contention and all.
+    const capped = await run(1, ['b#2', 'b#3']);
+    expect(capped.remeasured.map((r) => r.round)).to.deep.equal([2]);
+    expect(capped.reqPerSec('b')).to.deep.equal([2, 6, 8]);
+    expect(capped.samples.get('b')?.[1]?.contention).to.equal(STEAL);
+  });
+
+  it('says how much of a CPU the hypervisor stole when only steal was noted, and counts the rounds measured again', async () => {
+    const { contentionSummary } = (await load('report.mjs')) as unknown as {
+      contentionSummary(rows: Record<string, unknown>[]): string;
+    };
+    const row = (group: string, extra: Record<string, unknown>) => ({
+      group,
+      rounds: 5,
+      contendedRounds: 0,
+      contention: [],
+      othersCpuShareMax: 0.01,
+      stealShareMax: 0.02,
+      remeasuredRounds: 0,
+      ...extra,
+    });
+    const stolen = contentionSummary([
+      row('g1', { contendedRounds: 1, contention: ['hypervisor steal 16% of a CPU'], stealShareMax: 0.16 }),
+      row('g1', {}),
+    ]);
+    expect(stolen).to.match(/^CPU CONTENTION: in 1 of 10 rounds .* \(up to 16% of a CPU\)/);
+    // Two rows of one group share its rounds measured again; another group adds its own.
+    const clean = contentionSummary([
+      row('g1', { remeasuredRounds: 2 }),
+      row('g1', { remeasuredRounds: 2 }),
+      row('g2', { remeasuredRounds: 1 }),
+    ]);
+    expect(clean).to.equal(
+      'CPU contention: none noted in 15 rounds (others below 5% of a CPU); 3 round(s) measured again after contention (--retry-contended)',
+    );
+  });
+
+  it('measures contended rounds again by default only for a baseline', async () => {
+    const { parseOptions } = (await load('options.mjs')) as unknown as {
+      parseOptions(argv: string[], env: Record<string, string>): { retryContended: number };
+    };
+    expect(parseOptions([], {}).retryContended).to.equal(0);
+    expect(parseOptions(['--baseline'], {}).retryContended).to.equal(3);
+    expect(parseOptions(['--baseline', '--retry-contended', '0'], {}).retryContended).to.equal(0);
+    expect(parseOptions(['--retry-contended=2'], {}).retryContended).to.equal(2);
+    expect(parseOptions([], { BENCH_RETRY_CONTENDED: '1' }).retryContended).to.equal(1);
+  });
 });

@@ -12,6 +12,7 @@ import { readMemory } from './proc-status.mjs';
 import { pinning, startTarget } from './processes.mjs';
 import { redisHasKey, startRedisServer } from './redis-server.mjs';
 import { checkAnswer } from './round.mjs';
+import { measureRounds, remeasuredNote } from './rounds.mjs';
 import { median, pairWithBaselines, summarise } from './summary.mjs';
 
 const KEY_PREFIX = 'rollup-router:'; // the server's default redis.keyPrefix
@@ -200,30 +201,6 @@ function addNotes(rows) {
   return rows;
 }
 
-async function runRounds(members, state, shared, ctx, knownPids) {
-  const { settings, log } = ctx;
-  const samples = new Map(members.map((r) => [r.id, []]));
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const row of members) {
-      const ep = state.get(row.id);
-      if (!ep.instances) continue;
-      try {
-        const sample = await measureRow(row, ep, shared, settings, knownPids);
-        samples.get(row.id)[round] = sample;
-        const note = sample.contention ? `  [${sample.contention}]` : '';
-        log(
-          `  round ${round + 1}/${settings.rounds} ${row.id}: ${Math.round(sample.reqPerSec)} req/s${note}`,
-        );
-      } catch (err) {
-        ep.error = `round ${round + 1}: ${err.message}`;
-        delete ep.instances;
-        log(`  round ${round + 1}/${settings.rounds} ${row.id}: ${ep.error}`);
-      }
-    }
-  }
-  return samples;
-}
-
 /** group.mjs's measureGroup for the Redis rows: same `ctx`, same kind of rows back. */
 export async function measureRedisGroup(group, ctx) {
   const { settings } = ctx;
@@ -234,16 +211,21 @@ export async function measureRedisGroup(group, ctx) {
     for (const row of members) state.set(row.id, await prepareRow(row, shared, settings, ctx.nodeArgs));
     const pids = [...state.values()].flatMap((ep) => (ep.instances ?? []).map((i) => i.pid));
     const knownPids = [process.pid, shared.standin.pid, shared.redis.pid, ...pids, ...ctx.peerPids];
-    const samples = await runRounds(members, state, shared, ctx, knownPids);
+    const measurable = members.filter((row) => state.get(row.id).instances);
+    const { samples, errors, remeasured } = await measureRounds(measurable, settings, ctx.log, (row) =>
+      measureRow(row, state.get(row.id), shared, settings, knownPids),
+    );
+    for (const [id, error] of errors) state.get(id).error = error;
     const rows = members.map((row) => {
       const ep = state.get(row.id);
       const hwm = ep.instances?.reduce((t, i) => t + (readMemory(i.pid)?.hwmKb ?? 0), 0);
       return summarise(
         row,
         group.name,
-        Array.from({ length: settings.rounds }, (_, i) => samples.get(row.id)[i]),
+        Array.from({ length: settings.rounds }, (_, i) => samples.get(row.id)?.[i]),
         {
-          notes: row.instances.length > 1 ? sharingNotes(row) : [],
+          notes: [...(row.instances.length > 1 ? sharingNotes(row) : []), ...remeasuredNote(remeasured)],
+          remeasuredRounds: remeasured.length,
           connections: row.connections ?? settings.connections,
           peakRssKb: hwm || undefined,
           error: ep.error,

@@ -3,12 +3,10 @@
 // up for all rounds and stop at the end of the group.
 import { startEndpoints } from './endpoints.mjs';
 import { readMemory } from './proc-status.mjs';
-import { waitForQuiet } from './quiet.mjs';
 import { checkAnswer, measureRound } from './round.mjs';
+import { measureRounds, remeasuredNote } from './rounds.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
 import { loadFor } from './transports.mjs';
-
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 /** Checks and warms each row; returns Map<id, { endpoint, probe } | { absent } | { error }>. */
 async function prepare(members, endpoints, settings) {
@@ -40,27 +38,14 @@ export async function measureGroup(group, ctx) {
   const members = group.members.map((id) => cases.get(id));
   const { endpoints, pids, stop } = await startEndpoints(members, { nodeArgs: ctx.nodeArgs });
   const knownPids = [process.pid, ...pids, ...ctx.peerPids];
-  const samples = new Map(members.map((c) => [c.id, []]));
   let state;
   try {
     state = await prepare(members, endpoints, settings);
-    for (let round = 0; round < settings.rounds; round++) {
-      if (settings.quietWait > 0) await waitForQuiet({ maxWaitMs: settings.quietWait * 1000 });
-      for (const c of members) {
-        const s = state.get(c.id);
-        if (!s.endpoint) continue;
-        try {
-          const sample = await measureRound(c, s.endpoint, settings, knownPids, s.probe);
-          samples.get(c.id)[round] = sample;
-          const note = sample.contention ? `  [${sample.contention}]` : '';
-          log(`  round ${round + 1}/${settings.rounds} ${c.id}: ${fmt(sample.reqPerSec)} req/s${note}`);
-        } catch (err) {
-          s.error = `round ${round + 1}: ${err.message}`;
-          delete s.endpoint; // a server that failed once is not measured again
-          log(`  round ${round + 1}/${settings.rounds} ${c.id}: ${s.error}`);
-        }
-      }
-    }
+    const measurable = members.filter((c) => state.get(c.id).endpoint);
+    const { samples, errors, remeasured } = await measureRounds(measurable, settings, log, (c) =>
+      measureRound(c, state.get(c.id).endpoint, settings, knownPids, state.get(c.id).probe),
+    );
+    for (const [id, error] of errors) state.get(id).error = error;
     // Our servers' kernel high-water mark; the peers' highest RSS polled during the rounds.
     const hwm = new Map(
       members.map((c) => [c.id, c.peer ? undefined : readMemory(endpoints.get(c.id).pid)?.hwmKb]),
@@ -69,9 +54,10 @@ export async function measureGroup(group, ctx) {
       summarise(
         c,
         group.name,
-        Array.from({ length: settings.rounds }, (_, i) => samples.get(c.id)[i]),
+        Array.from({ length: settings.rounds }, (_, i) => samples.get(c.id)?.[i]),
         {
-          notes: endpoints.get(c.id).notes,
+          notes: [...endpoints.get(c.id).notes, ...remeasuredNote(remeasured)],
+          remeasuredRounds: remeasured.length,
           connections: c.connections ?? settings.connections,
           peakRssKb: hwm.get(c.id),
           error: state.get(c.id).error,

@@ -120,11 +120,22 @@ export function textGoals(goals, optionLines = []) {
 export function contentionSummary(rows) {
   const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
   const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
-  const worst = Math.max(0, ...rows.map((r) => r.othersCpuShareMax).filter(Number.isFinite));
-  if (!contended) return `CPU contention: none noted in ${rounds} rounds (others below 5% of a CPU)`;
+  // Rows of a group share their rounds: a round measured again counts once.
+  const remeasured = [...new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()].reduce(
+    (n, k) => n + k,
+    0,
+  );
+  const again = remeasured
+    ? `; ${remeasured} round(s) measured again after contention (--retry-contended)`
+    : '';
+  const worst = Math.max(
+    0,
+    ...rows.flatMap((r) => [r.othersCpuShareMax, r.stealShareMax]).filter(Number.isFinite),
+  );
+  if (!contended) return `CPU contention: none noted in ${rounds} rounds (others below 5% of a CPU)${again}`;
   const examples = [...new Set(rows.flatMap((r) => r.contention))].slice(0, 3);
   return (
-    `CPU CONTENTION: in ${contended} of ${rounds} rounds other processes used the CPUs (up to ${pct(worst)} of a CPU); ` +
+    `CPU CONTENTION: in ${contended} of ${rounds} rounds other processes or the hypervisor used the CPUs (up to ${pct(worst)} of a CPU)${again}; ` +
     `these figures are noisy, do not commit them as a baseline. E.g. ${examples.join(' | ')}`
   );
 }
