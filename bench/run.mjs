@@ -10,7 +10,7 @@ import { compare } from './lib/compare.mjs';
 import { machineInfo, machineSlug } from './lib/machine.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
-import { computeOptionLines } from './lib/goals.mjs';
+import { computeOptionLines, goalRows } from './lib/goals.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
@@ -110,7 +110,7 @@ async function main() {
   const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
   const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
-  const contention = contentionSummary(rows);
+  const contention = contentionSummary(rows, goalRows(rows));
   const changes = goalChanges(goals, previous);
   const optionLines = computeOptionLines(rows);
   const websocket = socketComparison(rows);

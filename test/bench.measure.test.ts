@@ -220,9 +220,9 @@ describe('bench options', () => {
     expect(capped.samples.get('b')?.[1]?.contention).to.equal(STEAL);
   });
 
-  it('says how much of a CPU the hypervisor stole when only steal was noted, and counts the rounds measured again', async () => {
+  it('says how much of a CPU the hypervisor stole, counts the rounds measured again, and judges fitness by the goal rows', async () => {
     const { contentionSummary } = (await load('report.mjs')) as unknown as {
-      contentionSummary(rows: Record<string, unknown>[]): string;
+      contentionSummary(rows: Record<string, unknown>[], judged?: Set<Record<string, unknown>>): string;
     };
     const row = (group: string, extra: Record<string, unknown>) => ({
       group,
@@ -247,6 +247,20 @@ describe('bench options', () => {
     ]);
     expect(clean).to.equal(
       'CPU contention: none noted in 15 rounds (others below 5% of a CPU); 3 round(s) measured again after contention (--retry-contended)',
+    );
+    // Contention left only in a row no goal is judged on: the goals stand, that row is named.
+    const judgedRow = row('g1', { id: 'prod.getRoutes' });
+    const noisyRow = row('g2', {
+      id: 'lat.v.fresh-1',
+      contendedRounds: 1,
+      contention: ['hypervisor steal 52% of a CPU'],
+    });
+    const aside = contentionSummary([judgedRow, noisyRow], new Set([judgedRow]));
+    expect(aside).to.match(
+      /^CPU contention: in 1 of 10 rounds .*none in a row a goal is judged on.*fit to be a baseline.*noisy rows: lat\.v\.fresh-1\./,
+    );
+    expect(contentionSummary([judgedRow, noisyRow], new Set([noisyRow]))).to.match(
+      /^CPU CONTENTION: .*do not commit/,
     );
   });
 

@@ -71,9 +71,24 @@ export const OPTION_LINES = GOALS.filter((g) => g.row in SAMPLED).map(
   }),
 );
 
+/** The row a goal (or option line) is judged on: `g.row` where it was paired with `g.vs`. */
+const judgedRow = (g, rows) => rows.find((r) => r.id === g.row && r.vs?.some((v) => v.id === g.vs));
+
+/** Every row a goal or option line is judged on, with the baselines it was paired with (same group). */
+export function goalRows(rows) {
+  const judged = new Set();
+  for (const g of [...GOALS, ...OPTION_LINES]) {
+    const row = judgedRow(g, rows);
+    if (!row) continue;
+    judged.add(row);
+    for (const r of rows) if (r.id === g.vs && r.group === row.group) judged.add(r);
+  }
+  return judged;
+}
+
 /** The paired ratio of a goal's row to its baseline, or null with the reason it was not measured. */
 function measuredRatio(g, rows) {
-  const row = rows.find((r) => r.id === g.row && r.vs?.some((v) => v.id === g.vs));
+  const row = judgedRow(g, rows);
   const pair = row?.vs.find((v) => v.id === g.vs);
   const ratio = g.metric === 'p99' ? pair?.p99Ratio : pair?.ratio;
   if (Number.isFinite(ratio)) return { ratio };

@@ -116,8 +116,12 @@ export function textGoals(goals, optionLines = []) {
   ].join('\n');
 }
 
-/** One line on CPU contention over the whole run: the figures are only as good as this. */
-export function contentionSummary(rows) {
+/**
+ * One line on CPU contention over the whole run: the figures are only as good as this.
+ * `judged`: the rows the goals are judged on (goals.mjs goalRows). A run is fit to be a
+ * baseline when none of them had a contended round; other rows' contention is named.
+ */
+export function contentionSummary(rows, judged = new Set(rows)) {
   const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
   const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
   // Rows of a group share their rounds: a round measured again counts once.
@@ -134,8 +138,16 @@ export function contentionSummary(rows) {
   );
   if (!contended) return `CPU contention: none noted in ${rounds} rounds (others below 5% of a CPU)${again}`;
   const examples = [...new Set(rows.flatMap((r) => r.contention))].slice(0, 3);
+  const seen = `in ${contended} of ${rounds} rounds other processes or the hypervisor used the CPUs (up to ${pct(worst)} of a CPU)${again}`;
+  const noisy = rows.filter((r) => r.contendedRounds > 0);
+  if (!noisy.some((r) => judged.has(r))) {
+    return (
+      `CPU contention: ${seen}; none in a row a goal is judged on, so the goals were measured without it ` +
+      `(fit to be a baseline); noisy rows: ${noisy.map((r) => r.id).join(', ')}. E.g. ${examples.join(' | ')}`
+    );
+  }
   return (
-    `CPU CONTENTION: in ${contended} of ${rounds} rounds other processes or the hypervisor used the CPUs (up to ${pct(worst)} of a CPU)${again}; ` +
+    `CPU CONTENTION: ${seen}, in rows the goals are judged on; ` +
     `these figures are noisy, do not commit them as a baseline. E.g. ${examples.join(' | ')}`
   );
 }
