@@ -39,31 +39,24 @@ const machine = machineInfo();
 const pinned = pinCpus(options.pin);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const slug = machineSlug(machine);
-const {
-  quick,
-  rounds,
-  duration,
-  warmup,
-  roundWarmup,
-  connections,
-  pipelining,
-  quietWait,
-  retryContended,
-  soakCalls,
-} = options;
+// What every row is measured with, as written into each result file.
+const SETTINGS = [
+  'quick',
+  'rounds',
+  'duration',
+  'warmup',
+  'roundWarmup',
+  'connections',
+  'pipelining',
+  'quietWait',
+  'retryContended',
+  'soakCalls',
+];
 const settings = {
-  quick,
-  rounds,
-  duration,
-  warmup,
-  roundWarmup,
-  connections,
-  pipelining,
-  quietWait,
-  retryContended,
-  soakCalls,
+  ...Object.fromEntries(SETTINGS.map((key) => [key, options[key]])),
   only: options.only?.source,
 };
+const { quick, rounds, duration, warmup, roundWarmup, connections, pipelining } = settings;
 mkdirSync(RESULTS, { recursive: true });
 
 const header = [

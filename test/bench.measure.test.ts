@@ -264,6 +264,24 @@ describe('bench options', () => {
     );
   });
 
+  it('judges a run by the rows its goals are paired in: the same id in another group is not one of them', async () => {
+    const { goalRows } = (await load('goals.mjs')) as unknown as {
+      goalRows(
+        rows: { id: string; group: string; vs?: { id: string }[] }[],
+      ): Set<{ id: string; group: string }>;
+    };
+    const rows = [
+      { id: 'prod.getRoutes', group: 'getRoutes', vs: [{ id: 'r.getRoutes' }, { id: 'a.getRoutes' }] },
+      { id: 'r.getRoutes', group: 'getRoutes', vs: [] },
+      { id: 'a.getRoutes', group: 'getRoutes', vs: [] },
+      // The same production row again, paired with the Express embedding: no goal is judged there.
+      { id: 'express.getRoutes', group: 'embedded', vs: [{ id: 'prod.getRoutes' }] },
+      { id: 'prod.getRoutes', group: 'embedded', vs: [] },
+    ];
+    const judged = [...goalRows(rows)].map((r) => `${r.group}|${r.id}`).sort();
+    expect(judged).to.deep.equal(['getRoutes|prod.getRoutes', 'getRoutes|r.getRoutes']);
+  });
+
   it('measures contended rounds again by default only for a baseline', async () => {
     const { parseOptions } = (await load('options.mjs')) as unknown as {
       parseOptions(argv: string[], env: Record<string, string>): { retryContended: number };

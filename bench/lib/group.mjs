@@ -38,9 +38,8 @@ export async function measureGroup(group, ctx) {
   const members = group.members.map((id) => cases.get(id));
   const { endpoints, pids, stop } = await startEndpoints(members, { nodeArgs: ctx.nodeArgs });
   const knownPids = [process.pid, ...pids, ...ctx.peerPids];
-  let state;
   try {
-    state = await prepare(members, endpoints, settings);
+    const state = await prepare(members, endpoints, settings);
     const measurable = members.filter((c) => state.get(c.id).endpoint);
     const { samples, errors, remeasured } = await measureRounds(measurable, settings, log, (c) =>
       measureRound(c, state.get(c.id).endpoint, settings, knownPids, state.get(c.id).probe),
