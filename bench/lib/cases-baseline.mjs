@@ -29,6 +29,7 @@ function nodeCases(isPong) {
       requests: [{ path: '/', body: getRoutes() }],
       check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
     },
+    ...aroundTheCeiling(),
     {
       ...base,
       id: 'b',
@@ -37,6 +38,35 @@ function nodeCases(isPong) {
       requests: trivial,
       check: isPong,
     },
+  ];
+}
+
+/**
+ * Row a.getRoutes with the reference server's head, then with busy work added per request:
+ * how much of our distance to row a is the head we write, and what one µs of work in a
+ * handler costs the process at 50 connections (more than the µs: fewer requests share
+ * each turn of the event loop and each wake-up). A full-run diagnostic, no goal.
+ */
+function aroundTheCeiling() {
+  const row = (id, what, args) => ({
+    group: 'baseline',
+    same: true,
+    id,
+    what,
+    target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10), ...args] },
+    requests: [{ path: '/', body: getRoutes() }],
+    check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
+    vs: ['a.getRoutes'],
+  });
+  return [
+    row('a.getRoutes.head', "(a.getRoutes) with the reference server's head", ['--headers', 'server']),
+    ...[25, 50].map((us) =>
+      row(
+        `a.getRoutes.work-${us}`,
+        `(a.getRoutes) with the server's head and ${us} µs of busy work per request`,
+        ['--headers', 'server', '--spin-us', String(us)],
+      ),
+    ),
   ];
 }
 

@@ -36,6 +36,12 @@ export const GROUPS = [
   { name: 'Express adapter', quick: ['c', 'b'] },
   { name: 'core, trivial method', full: ['d', 'd.nolog', 'a'] },
   {
+    // What lies between row a and ours that is not our code: the head we write, and what
+    // added work costs beyond itself. Row a.getRoutes is the baseline of each.
+    name: 'node:http ceiling, head and work added',
+    full: ['a.getRoutes', 'a.getRoutes.head', 'a.getRoutes.work-25', 'a.getRoutes.work-50'],
+  },
+  {
     name: 'answer layers, 1 signature',
     full: [
       'prod.statuses-sqlite-1',

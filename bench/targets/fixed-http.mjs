@@ -1,15 +1,68 @@
 // Baseline (a): bare node:http reading the body and answering fixed bytes, the ceiling
 // of Node's HTTP stack on this machine (like the peers folder's scripts/fixed-server.mjs).
+//   --body TEXT       the answer (default: the trivial method's);
+//   --headers server  the reference server's head instead of the bare two headers: its
+//                     security headers, a fresh x-request-id, and the body as a string made
+//                     per request (as our core writes it), so head and body cost what ours do;
+//   --spin-us N       N µs of busy work per request before the answer: what one µs of work
+//                     in a handler costs the process at this load, beyond the µs itself.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { serve, targetArgs } from './lib/serve.mjs';
+import { SECURITY_HEADERS } from '@rollup-router/server';
+import { absent, serve, targetArgs } from './lib/serve.mjs';
 import { TRIVIAL_RESPONSE } from './lib/trivial.mjs';
 
-const body = Buffer.from(targetArgs().body ?? TRIVIAL_RESPONSE);
+const args = targetArgs();
+const text = args.body ?? TRIVIAL_RESPONSE;
+const body = Buffer.from(text);
+const spinMs = Number(args['spin-us'] ?? 0) / 1000;
+if (!(spinMs >= 0) || (args.headers !== undefined && args.headers !== 'server'))
+  absent(`--spin-us takes µs >= 0 and --headers only "server"`);
+
+// The answer's text split where the id goes, so each request builds its own string.
+const idAt = text.lastIndexOf(',"id":');
+const [before, after] = [text.slice(0, idAt + ',"id":'.length), text.slice(idAt + ',"id":'.length)];
+const security = Object.entries(SECURITY_HEADERS).flat();
+
+function spin() {
+  const until = performance.now() + spinMs;
+  while (performance.now() < until);
+}
+
+const answer =
+  args.headers === 'server'
+    ? (res) => {
+        const reply = before + after;
+        res.writeHead(200, [
+          ...security,
+          'x-request-id',
+          randomUUID(),
+          'content-type',
+          'application/json; charset=utf-8',
+          'content-length',
+          String(Buffer.byteLength(reply)),
+        ]);
+        res.end(reply);
+      }
+    : (res) => {
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': body.length,
+        });
+        res.end(body);
+      };
+
 const server = http.createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-    res.end(body);
+    if (spinMs > 0) spin();
+    answer(res);
   });
 });
-await serve(server, { name: 'node:http fixed bytes' });
+await serve(server, {
+  name: 'node:http fixed bytes',
+  notes: [
+    args.headers && "the reference server's headers",
+    spinMs > 0 && `${args['spin-us']} µs of work per request`,
+  ].filter(Boolean),
+});
