@@ -154,6 +154,23 @@ describe('rollup-router serve: the built CLI over HTTP', function () {
     ).to.equal(1);
   });
 
+  it('GET /metrics: every call is in the duration histogram, batched calls and failures too', async () => {
+    const count = (text: string, method: string, outcome: string) =>
+      sample(text, `rollup_router_call_duration_seconds_count{method="${method}",outcome="${outcome}"}`) ?? 0;
+    const before = (await get(`${server.base}/metrics`)).text;
+    // More calls than the histogram keeps back between scrapes, so some are observed early.
+    const batch = (n: number, method: string) =>
+      Array.from({ length: n }, (_, i) => request(method, undefined, i + 1));
+    for (let i = 0; i < 3; i++) await rpc(`${server.base}/`, batch(100, 'getRoutes'));
+    await rpc(`${server.base}/`, batch(7, 'noSuchMethod'));
+    const after = (await get(`${server.base}/metrics`)).text;
+    expect(count(after, 'getRoutes', 'ok') - count(before, 'getRoutes', 'ok')).to.equal(300);
+    expect(count(after, 'other', 'error') - count(before, 'other', 'error')).to.equal(7);
+    expect(sample(after, 'rollup_router_calls_total{method="getRoutes",code="0"}')).to.equal(
+      count(after, 'getRoutes', 'ok'),
+    );
+  });
+
   it('GET /metrics counts HTTP responses by status, each once', async () => {
     const responses = (text: string, status: number) =>
       sample(text, `rollup_router_http_responses_total{status="${status}"}`) ?? 0;

@@ -1,6 +1,7 @@
 import type { CallEvent } from '@rollup-router/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DeferredCounts } from './deferred-counts.js';
+import { DeferredObservations } from './deferred-observations.js';
 
 /** What the metrics need to know of a node: the routes registry's NodeStatus has it. */
 export interface NodeView {
@@ -37,14 +38,14 @@ export interface ServerMetricsOptions {
 /** One method's series, made once: a call allocates no label object. */
 interface MethodSeries {
   readonly codes: DeferredCounts<number, 'method' | 'code'>;
-  readonly ok: { readonly method: string; readonly outcome: 'ok' };
-  readonly error: { readonly method: string; readonly outcome: 'error' };
+  readonly ok: DeferredObservations<'method' | 'outcome'>;
+  readonly error: DeferredObservations<'method' | 'outcome'>;
 }
 
-const methodSeries = (method: string): MethodSeries => ({
+const methodSeries = (method: string, seconds: Histogram<'method' | 'outcome'>): MethodSeries => ({
   codes: new DeferredCounts((code) => ({ method, code: String(code) })),
-  ok: { method, outcome: 'ok' },
-  error: { method, outcome: 'error' },
+  ok: new DeferredObservations(seconds, { method, outcome: 'ok' }),
+  error: new DeferredObservations(seconds, { method, outcome: 'error' }),
 });
 
 const PREFIX = 'rollup_router_';
@@ -75,10 +76,8 @@ export class ServerMetrics {
   constructor(options: ServerMetricsOptions) {
     this.methodNames = options.methods;
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
-    this.gauge('info', 'Always 1; the version label says which release runs.', ['version']).set(
-      { version: options.version },
-      1,
-    );
+    const info = this.gauge('info', 'Always 1; the version label says which release runs.', ['version']);
+    info.set({ version: options.version }, 1);
     this.calls = this.counter(
       'calls_total',
       'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
@@ -89,6 +88,7 @@ export class ServerMetrics {
       'call_duration_seconds',
       'Time from dispatch to answer of one JSON-RPC call.',
       ['method', 'outcome'],
+      () => this.flushCallSeconds(),
     );
     this.responses = this.counter(
       'http_responses_total',
@@ -178,6 +178,13 @@ export class ServerMetrics {
     for (const series of this.series?.values() ?? []) series.codes.flushInto(counter);
   }
 
+  private flushCallSeconds(): void {
+    for (const series of this.series?.values() ?? []) {
+      series.ok.flush();
+      series.error.flush();
+    }
+  }
+
   /** `collect` adds counts kept outside prom-client (the per-call ones) when a scrape reads them. */
   private counter<L extends string>(
     name: string,
@@ -198,13 +205,20 @@ export class ServerMetrics {
     });
   }
 
-  private histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
+  /** A histogram of seconds; `collect` (when given) observes at scrape time what was kept back. */
+  private histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect?: () => void,
+  ): Histogram<L> {
     return new Histogram({
       name: PREFIX + name,
       help,
       labelNames,
       buckets: LATENCY_BUCKETS,
       registers: [this.registry],
+      ...(collect && { collect }),
     });
   }
 
@@ -229,10 +243,12 @@ export class ServerMetrics {
   }
 
   readonly observeCall = (e: CallEvent): void => {
-    this.series ??= new Map([...this.methodNames(), 'other'].map((m) => [m, methodSeries(m)]));
+    this.series ??= new Map(
+      [...this.methodNames(), 'other'].map((m) => [m, methodSeries(m, this.callSeconds)]),
+    );
     const series = this.series.get(e.method) ?? this.series.get('other')!;
     series.codes.add(e.code);
-    this.callSeconds.observe(e.code === 0 ? series.ok : series.error, e.durationMs / 1000);
+    (e.code === 0 ? series.ok : series.error).observe(e.durationMs / 1000);
   };
 
   readonly observeResponse = (status: number): void => {
