@@ -5,8 +5,12 @@ import { Affinity, type AffinityStore } from './affinity.js';
 
 export interface UpstreamTarget {
   readonly url: string;
+  /** The URL as logs, metrics and error data show it (core's redactUrl), made once per target. */
+  readonly name: string;
   readonly timeoutMs: number;
 }
+
+const target = (url: string, timeoutMs: number): UpstreamTarget => ({ url, name: redactUrl(url), timeoutMs });
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
 export interface UpstreamPlan {
@@ -34,16 +38,13 @@ export class UpstreamDirectory {
     affinity?: AffinityStore,
   ) {
     this.timeoutMs = options.upstreamTimeoutMs;
-    this.configured = options.upstreams.map((u) => ({
-      url: u.url,
-      timeoutMs: u.timeoutMs ?? this.timeoutMs,
-    }));
+    this.configured = options.upstreams.map((u) => target(u.url, u.timeoutMs ?? this.timeoutMs));
     this.affinity = affinity ?? new Affinity(options.maxTracked);
   }
 
   /** The configured upstreams as logs show them. */
   get configuredNames(): string[] {
-    return this.configured.map((t) => redactUrl(t.url));
+    return this.configured.map((t) => t.name);
   }
 
   /** Remembers that the transaction with `signature` was sent to `upstreamUrl`. */
@@ -62,7 +63,7 @@ export class UpstreamDirectory {
       });
     }
     const targetOf = (url: string): UpstreamTarget =>
-      all.find((t) => t.url === url) ?? { url, timeoutMs: this.timeoutMs };
+      all.find((t) => t.url === url) ?? target(url, this.timeoutMs);
     return { tracked: [...byUrl].map(([url, at]) => [targetOf(url), at] as const), all };
   }
 
@@ -84,7 +85,7 @@ export class UpstreamDirectory {
         this.events.log.warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
       } else if (!seen.has(key)) {
         seen.add(key);
-        all.push({ url, timeoutMs: this.timeoutMs });
+        all.push(target(url, this.timeoutMs));
       }
     }
     return all;

@@ -1,4 +1,4 @@
-import { redactUrl, type JsonRpcClient, type RpcError } from '@rollup-router/core';
+import type { JsonRpcClient, RpcError } from '@rollup-router/core';
 import type { UpstreamContext } from '../answer-context.js';
 import type { StatusEvents } from '../events.js';
 import { isMoreAdvanced, normalizedStatus, type SignatureStatus } from '../status.js';
@@ -83,7 +83,7 @@ export class UpstreamFanOut {
     const signatures = at === undefined ? all : at.map((i) => all[i]!);
     const started = performance.now();
     const outcome = await callUpstream(this.client, target, signatures, history, signal);
-    const url = redactUrl(target.url);
+    const url = target.name;
     this.events.upstreamCall(url, outcome.kind, performance.now() - started);
     if (outcome.kind === 'ok') return tally.merge(target.url, at, outcome.result);
     const failure = failureOf(url, outcome);
