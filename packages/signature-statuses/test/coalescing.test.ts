@@ -181,6 +181,42 @@ describe('signature statuses: request coalescing', () => {
     expect(up.requests.map((r) => r.signatures)).to.deep.equal([[a], [b]]);
   });
 
+  it('callers leave one at a time: the request goes on while one waits, each counted once', async () => {
+    const [sig, other] = [randomSignature(), randomSignature()];
+    up.statuses.set(sig, status('finalized', 62));
+    up.statuses.set(other, status('confirmed', 63));
+    const release = up.hold();
+    const callers = [new AbortController(), new AbortController(), new AbortController()];
+    // The first caller also asks for a second signature, in the same request.
+    const first = outcomeOf(plugin.lookup([sig, other], { signal: callers[0]!.signal }));
+    const second = outcomeOf(plugin.lookup([sig], { signal: callers[1]!.signal }));
+    const last = plugin.lookup([sig], { signal: callers[2]!.signal });
+    await waitFor(() => up.requestCount === 1, 'the request to reach the upstream');
+    callers[0]!.abort();
+    expect(await first).to.equal(-32052);
+    callers[1]!.abort();
+    expect(await second).to.equal(-32052);
+    release();
+    expect((await last).value).to.deep.equal([status('finalized', 62)]);
+    expect(up.requestCount).to.equal(1);
+  });
+
+  it('the request is abandoned once every caller has left', async () => {
+    const sig = randomSignature();
+    up.statuses.set(sig, status('finalized', 64));
+    const release = up.hold();
+    const callers = [new AbortController(), new AbortController()];
+    const lookups = callers.map((c) => outcomeOf(plugin.lookup([sig], { signal: c.signal })));
+    await waitFor(() => up.requestCount === 1, 'the request to reach the upstream');
+    for (const c of callers) c.abort();
+    expect(await Promise.all(lookups)).to.deep.equal([-32052, -32052]);
+    // Abandoned: a new lookup does not join it, and asks again.
+    const again = plugin.lookup([sig]);
+    await waitFor(() => up.requestCount === 2, 'a second request');
+    release();
+    expect((await again).value).to.deep.equal([status('finalized', 64)]);
+  });
+
   it('a caller that gives up does not cancel the request others wait for', async () => {
     const sig = randomSignature();
     up.statuses.set(sig, status('finalized', 61));
