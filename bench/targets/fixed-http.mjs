@@ -8,7 +8,6 @@
 //                     in a handler costs the process at this load, beyond the µs itself.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { SECURITY_HEADERS } from '@rollup-router/server';
 import { absent, serve, targetArgs } from './lib/serve.mjs';
 import { TRIVIAL_RESPONSE } from './lib/trivial.mjs';
 
@@ -22,7 +21,11 @@ if (!(spinMs >= 0) || (args.headers !== undefined && args.headers !== 'server'))
 // The answer's text split where the id goes, so each request builds its own string.
 const idAt = text.lastIndexOf(',"id":');
 const [before, after] = [text.slice(0, idAt + ',"id":'.length), text.slice(idAt + ',"id":'.length)];
-const security = Object.entries(SECURITY_HEADERS).flat();
+// Loaded only for that head: row a stays bare node:http, with no module of ours in its process.
+const security =
+  args.headers === 'server'
+    ? Object.entries((await import('@rollup-router/server')).SECURITY_HEADERS).flat()
+    : [];
 
 function spin() {
   const until = performance.now() + spinMs;
