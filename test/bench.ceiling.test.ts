@@ -51,7 +51,7 @@ describe('bench: the rows around the node:http ceiling', () => {
     const full = selectGroups({ quick: false }, new Map()).find((g) => g.members.includes(ids[0]!));
     expect(full?.members).to.include.members(['a.getRoutes', ...ids]);
     const quick = selectGroups({ quick: true }, new Map()).flatMap((g) => g.members);
-    expect(quick).to.not.include.members(ids);
+    for (const id of ids) expect(quick, id).to.not.include(id);
     for (const id of ids) expect(cases.get(id)?.vs).to.deep.equal(['a.getRoutes']);
   });
 

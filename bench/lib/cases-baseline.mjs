@@ -4,7 +4,14 @@
 import { routesResponse } from '../targets/lib/fixtures.mjs';
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
-import { cycle, expectResult, expectStatuses, getRoutes, getSignatureStatuses } from './requests.mjs';
+import {
+  cycle,
+  expectResult,
+  expectStatuses,
+  getRoutes,
+  getSignatureStatuses,
+  tenRoutes,
+} from './requests.mjs';
 
 export const STANDIN = { script: 'upstream-standin.mjs' };
 
@@ -21,14 +28,7 @@ function nodeCases(isPong) {
       requests: trivial,
       check: isPong,
     },
-    {
-      ...base,
-      id: 'a.getRoutes',
-      what: 'node:http fixed bytes, the getRoutes answer (ceiling)',
-      target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10)] },
-      requests: [{ path: '/', body: getRoutes() }],
-      check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
-    },
+    getRoutesBytes('a.getRoutes', 'node:http fixed bytes, the getRoutes answer (ceiling)'),
     ...aroundTheCeiling(),
     {
       ...base,
@@ -41,6 +41,18 @@ function nodeCases(isPong) {
   ];
 }
 
+/** Bare node:http answering getRoutes's bytes; `args` give it the reference server's head or add work. */
+const getRoutesBytes = (id, what, args = [], vs = undefined) => ({
+  group: 'baseline',
+  same: true,
+  id,
+  what,
+  target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10), ...args] },
+  requests: [{ path: '/', body: getRoutes() }],
+  check: tenRoutes,
+  ...(vs && { vs }),
+});
+
 /**
  * Row a.getRoutes with the reference server's head, then with busy work added per request:
  * how much of our distance to row a is the head we write, and what one µs of work in a
@@ -48,23 +60,17 @@ function nodeCases(isPong) {
  * each turn of the event loop and each wake-up). A full-run diagnostic, no goal.
  */
 function aroundTheCeiling() {
-  const row = (id, what, args) => ({
-    group: 'baseline',
-    same: true,
-    id,
-    what,
-    target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10), ...args] },
-    requests: [{ path: '/', body: getRoutes() }],
-    check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
-    vs: ['a.getRoutes'],
-  });
+  const head = ['--headers', 'server'];
   return [
-    row('a.getRoutes.head', "(a.getRoutes) with the reference server's head", ['--headers', 'server']),
+    getRoutesBytes('a.getRoutes.head', "(a.getRoutes) with the reference server's head", head, [
+      'a.getRoutes',
+    ]),
     ...[25, 50].map((us) =>
-      row(
+      getRoutesBytes(
         `a.getRoutes.work-${us}`,
         `(a.getRoutes) with the server's head and ${us} µs of busy work per request`,
-        ['--headers', 'server', '--spin-us', String(us)],
+        [...head, '--spin-us', String(us)],
+        ['a.getRoutes'],
       ),
     ),
   ];

@@ -8,10 +8,10 @@ import { VALIDATOR_URL } from './peers.mjs';
 import {
   call,
   expectBatch,
-  expectResult,
   expectStatuses,
   getRoutes,
   getSignatureStatuses,
+  tenRoutes,
 } from './requests.mjs';
 
 /** Headers the reference server's listener sets on every answer: checked before a prod/lean row runs. */
@@ -40,8 +40,6 @@ function mixedBatch(sigs) {
   ];
   return `[${calls.map(([m, p], i) => call(m, p, i + 1)).join(',')}]`;
 }
-
-const tenRoutes = expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes');
 
 function coreCases(isPong) {
   const trivial = [{ path: '/', body: TRIVIAL_REQUEST }];

@@ -6,11 +6,11 @@
 // primed signature first and stops before the rounds. Measured by group-redis.mjs.
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import {
-  expectResult,
   expectStatuses,
   freshSignatureBodies,
   getRoutes,
   getSignatureStatuses,
+  tenRoutes,
 } from './requests.mjs';
 
 const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
@@ -111,9 +111,7 @@ function latencyRows(known) {
 export function redisCases() {
   const sigs = benchSignatures(1);
   const rows = [
-    ...scaleRows('getRoutes', 'getRoutes', getRoutes(), {
-      check: expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes'),
-    }),
+    ...scaleRows('getRoutes', 'getRoutes', getRoutes(), { check: tenRoutes }),
     ...scaleRows('statuses-memory-1', '1 signature from memory', getSignatureStatuses(sigs), {
       prime: [getSignatureStatuses(sigs)],
       layer: 'memory',

@@ -56,6 +56,9 @@ export const expectResult = (predicate, what) => (text) => {
   return predicate(msg.result) ? undefined : `unexpected result (${what}): ${text.slice(0, 160)}`;
 };
 
+/** The answer to getRoutes against the bench's ten nodes. */
+export const tenRoutes = expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes');
+
 export const expectStatuses = (n, { allKnown }) =>
   expectResult(
     (r) => Array.isArray(r?.value) && r.value.length === n && (!allKnown || r.value.every((s) => s !== null)),

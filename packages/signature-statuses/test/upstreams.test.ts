@@ -170,6 +170,16 @@ describe('getSignatureStatuses: upstreams', () => {
       expect(JSON.stringify(answer)).to.not.contain('hunter2').and.not.contain('secret-key');
       expect(calls[0]?.url).to.equal(`${up!.url}/…`);
     });
+
+    it('hides them for an extra upstream given at call time too', async () => {
+      const [up] = await upstreams(1);
+      up!.behaviour = { kind: 'http-500' };
+      await start({ extraUpstreams: () => [`${up!.url}/secret-key?api-key=hunter2`] });
+      const answer = await ask([randomSignature()]);
+      expect(JSON.stringify(answer)).to.not.contain('hunter2').and.not.contain('secret-key');
+      expect(answer.error?.data?.upstreams?.map((u) => u.url)).to.deep.equal([`${up!.url}/…`]);
+      expect(calls.map((c) => c.url)).to.deep.equal([`${up!.url}/…`]);
+    });
   });
 
   describe('affinity', () => {

@@ -83,14 +83,13 @@ export class UpstreamFanOut {
     const signatures = at === undefined ? all : at.map((i) => all[i]!);
     const started = performance.now();
     const outcome = await callUpstream(this.client, target, signatures, history, signal);
-    const url = target.name;
-    this.events.upstreamCall(url, outcome.kind, performance.now() - started);
+    this.events.upstreamCall(target.name, outcome.kind, performance.now() - started);
     if (outcome.kind === 'ok') return tally.merge(target.url, at, outcome.result);
-    const failure = failureOf(url, outcome);
+    const failure = failureOf(target.name, outcome);
     tally.failures.push(failure);
     if (outcome.kind !== 'aborted')
       this.events.log.warn(
-        { upstream: url, cause: failure.cause, detail: failure.detail },
+        { upstream: target.name, cause: failure.cause, detail: failure.detail },
         'upstream skipped',
       );
   }
