@@ -1,4 +1,4 @@
-// The README's error table against the codes the real service declares: core and plugins.
+// docs/error-codes.md's table against the codes the real service declares: core and plugins.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createLogger, createRpc } from '@rollup-router/core';
@@ -6,7 +6,7 @@ import { routesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 
 describe('error codes of the reference service', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n');
+  const readme = readFileSync(new URL('../docs/error-codes.md', import.meta.url), 'utf8').split('\n');
   const rpc = createRpc({
     logger: createLogger({ level: 'silent' }),
     plugins: [routesPlugin({ routes: [] }), signatureStatusesPlugin()],
@@ -18,10 +18,10 @@ describe('error codes of the reference service', () => {
     expect(mine).to.deep.equal([-32060, -32061, -32062, -32063]);
   });
 
-  it('the README error table lists every declared code with its message', () => {
+  it('the error table of docs/error-codes.md lists every declared code with its message', () => {
     for (const { code, message } of errors) {
       const rows = readme.filter((l) => l.startsWith(`| \`${code}\` |`));
-      expect(rows.join('\n'), `README row for ${code}`).to.include(`\`${message}\``);
+      expect(rows.join('\n'), `docs/error-codes.md row for ${code}`).to.include(`\`${message}\``);
     }
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from '@rollup-router/core';
 
 describe('the one table of HTTP statuses', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n');
+  const readme = readFileSync(new URL('../docs/error-codes.md', import.meta.url), 'utf8').split('\n');
 
   it('a reply made of calls is 200; each refusal has its status', () => {
     expect(getHttpStatusCode(undefined)).to.equal(200);
@@ -12,7 +12,7 @@ describe('the one table of HTTP statuses', () => {
     }
   });
 
-  it('the README error table has a row for every refusal a client can see, with its code and status', () => {
+  it('the error table of docs/error-codes.md has a row for every refusal a client can see, with its code and status', () => {
     // INCOMPLETE_BODY answers a client that is gone: nobody reads it.
     for (const [name, { status, code }] of Object.entries(HttpRefusal)) {
       if (name === 'INCOMPLETE_BODY') continue;

@@ -144,11 +144,11 @@ describe('packaging: the published tarballs and what installing them pulls in', 
         expect(manifest.repository?.directory).to.equal(dir);
       });
 
-      it('supports the Node.js versions the root package and README state', () => {
+      it('supports the Node.js versions the root package and docs/node-versions.md state', () => {
         const supported = readJson<Manifest>('package.json').engines?.node;
         expect(supported).to.match(/\^22\.12\.0 \|\| >=24/);
         expect(manifest.engines?.node).to.equal(supported);
-        expect(readFileSync(path.join(root, 'README.md'), 'utf8')).to.contain(
+        expect(readFileSync(path.join(root, 'docs/node-versions.md'), 'utf8')).to.contain(
           `\`engines\`: \`${supported}\``,
         );
       });
