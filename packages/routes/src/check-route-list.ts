@@ -52,6 +52,8 @@ function perMember(schema: SchemaObject): SchemaObject[] {
   return parts;
 }
 
+const HTTPS_ONLY = 'must be an https:// URL: http:// nodes are listed only with allowInsecure';
+
 /**
  * What makes a route list good: its schema (https:// only unless `allowInsecure`), and
  * the issues of each entry, every one of them, named by entry, member and rule.
@@ -60,32 +62,34 @@ export class RouteListCheck {
   /** The schema a route list is checked against, and the one getRoutes publishes as its result. */
   readonly schema: Schema;
   private readonly list: Validator<RouteList>;
-  private readonly entryParts: readonly Validator[];
+  /** The entry schema's parts; `httpsOnly` marks the ones that exist because allowInsecure is off. */
+  private readonly entryParts: readonly { readonly validate: Validator; readonly httpsOnly: boolean }[];
 
   constructor(allowInsecure: boolean) {
     this.schema = allowInsecure ? routeListSchema : routeListSecureSchema;
     this.list = compileSchema<RouteList>(this.schema);
     const httpsEntry = (routeListHttpsSchema as { items: SchemaObject }).items;
-    const entrySchemas = allowInsecure ? [routeEntrySchema] : [routeEntrySchema, httpsEntry];
-    this.entryParts = entrySchemas.flatMap((s) => perMember(s as SchemaObject)).map((s) => compileSchema(s));
+    const part = (httpsOnly: boolean) => (s: SchemaObject) => ({ validate: compileSchema(s), httpsOnly });
+    this.entryParts = [
+      ...perMember(routeEntrySchema as SchemaObject).map(part(false)),
+      ...(allowInsecure ? [] : perMember(httpsEntry).map(part(true))),
+    ];
   }
 
   /** Every issue of one entry, at most one per member; none when the entry is good. */
   entryIssues(entry: unknown): EntryIssue[] {
     const issues: EntryIssue[] = [];
     const seen = new Set<string>();
-    for (const validate of this.entryParts) {
+    for (const { validate, httpsOnly } of this.entryParts) {
       if (validate(entry)) continue;
       const f = validate.failure();
+      // The schema's own words ("must match pattern") do not say which setting lists the node.
+      const message = httpsOnly ? `${HTTPS_ONLY} (${f.message})` : f.message;
       const field = f.path.split('/')[1] || undefined;
       const key = field ?? '';
       if (seen.has(key)) continue;
       seen.add(key);
-      issues.push(
-        field === undefined
-          ? { rule: f.rule, message: f.message }
-          : { field, rule: f.rule, message: f.message },
-      );
+      issues.push(field === undefined ? { rule: f.rule, message } : { field, rule: f.rule, message });
       // An entry that is not an object has no members to look at.
       if (!isObject(entry)) break;
     }

@@ -77,7 +77,7 @@ describe('route sources', () => {
     source.set([a, node({ fqdn: 'http://10.0.0.1:8899' })]);
     await waitFor(() => rejections().length === 1, 'the rejection');
     expect(rejections()[0]!.msg).to.contain(
-      'in-memory registry, entry 1, field fqdn: must match pattern "^https://" (pattern)',
+      'in-memory registry, entry 1, field fqdn: must be an https:// URL: http:// nodes are listed only with allowInsecure (must match pattern "^https://") (pattern)',
     );
 
     source.failure = new Error('connection to the database lost');

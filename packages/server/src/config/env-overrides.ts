@@ -43,6 +43,10 @@ const decimal = (value: string): number | string =>
 
 const OFF = /^(off|false|none)$/i;
 
+/** true/on/yes/1 and false/off/no/0 are booleans; anything else is left as text for the schema to reject by name. */
+const flag = (value: string): boolean | string =>
+  /^\s*(true|on|yes|1)\s*$/i.test(value) ? true : /^\s*(false|off|no|0)\s*$/i.test(value) ? false : value;
+
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { name: 'HOST', key: '/host', format: 'an address, e.g. 0.0.0.0', apply: (c, v) => void (c.host = v) },
   {
@@ -111,6 +115,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     format:
       'http(s) JSON-RPC URL of the cluster holding the MDP registry, e.g. https://api.devnet.solana.com',
     apply: (c, v) => void (objectAt(c, ['routes', 'chain']).url = v.trim()),
+  },
+  {
+    name: 'ROLLUP_ROUTER_ALLOW_INSECURE_ROUTES',
+    key: '/routes/allowInsecure',
+    format:
+      'true to list http:// nodes (local ones, as a chain registry on loopback has), false for https:// only',
+    apply: (c, v) => void (objectAt(c, ['routes']).allowInsecure = flag(v)),
   },
   {
     name: 'ROLLUP_ROUTER_REDIS_URL',
