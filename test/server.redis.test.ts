@@ -37,7 +37,7 @@ export default (_options, host) =>
     methods: [defineMethod({
       name: 'trackSignature',
       params: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], minItems: 2, maxItems: 2 },
-      handler: ([signature, upstream]) => { host.statuses.track(signature, upstream); return true; },
+      handler: ([signature, upstream]) => host.statuses.track(signature, upstream),
     })],
   });
 `;
@@ -133,25 +133,37 @@ describe('rollup-router: several instances sharing one Redis', function () {
     expect(sample(metrics, 'rollup_router_status_lookups_total{layer="redis"}')).to.be.at.least(1);
   });
 
-  it('track() on instance 1 makes instance 2 ask the tracked upstream first', async () => {
-    const { one, two } = await pair();
-    const sig = signature();
-    upstream.statuses.set(sig, { ...finalized(99), confirmationStatus: 'confirmed', confirmations: 3 });
-    const tracked = await rpc(`${one.base}/`, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'trackSignature',
-      params: [sig, upstream.url],
-    });
-    expect(tracked.json.result).to.equal(true);
-    const asked = upstream.requestCount;
-    // Instance 2 is configured with an unreachable upstream only: the tracked one is its one way to know.
-    const answer = await waitFor(async () => {
-      const r = await rpc(`${two.base}/`, statusesCall([sig]));
-      return r.json.result ? r : undefined;
-    }, 'instance 2 to follow the shared track');
-    expect((answer.json.result as { value: { slot: number }[] }).value[0]!.slot).to.equal(99);
-    expect(upstream.requestCount - asked).to.be.at.least(1);
+  it('track() on instance 1 makes instance 2 ask the tracked upstream first, shared by name', async () => {
+    const other = await standInUpstream();
+    try {
+      // Both instances know the same two upstreams (default names: their origins).
+      const upstreams = [
+        { url: other.url, timeoutMs: 500 },
+        { url: upstream.url, timeoutMs: 500 },
+      ];
+      const { one, two } = await pair({ statuses: { upstreams } });
+      const sig = signature();
+      upstream.statuses.set(sig, { ...finalized(99), confirmationStatus: 'confirmed', confirmations: 3 });
+      const tracked = await rpc(`${one.base}/`, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'trackSignature',
+        params: [sig, upstream.url],
+      });
+      expect(tracked.json.result).to.equal(true);
+      const asked = upstream.requestCount;
+      // Once the track is shared (its write is not awaited), instance 2 asks the tracked
+      // upstream only: a call that leaves the other one unasked.
+      const answer = await waitFor(async () => {
+        const before = other.askedAbout(sig);
+        const r = await rpc(`${two.base}/`, statusesCall([sig]));
+        return other.askedAbout(sig) === before && r.json.result ? r : undefined;
+      }, 'instance 2 to follow the shared track');
+      expect((answer.json.result as { value: { slot: number }[] }).value[0]!.slot).to.equal(99);
+      expect(upstream.requestCount - asked).to.be.at.least(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers every call while Redis freezes and dies mid-load, falls back to per-instance budgets, and shares again after a restart', async () => {

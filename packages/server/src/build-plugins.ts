@@ -13,7 +13,8 @@ export interface ServerPlugins {
 /**
  * The two method plugins from the config, wired to the server's observers: upstream
  * outcomes feed metrics and readiness, lookups feed the cache-hit metrics, probes the
- * node metrics. With statusesFromRoutes, the nodes getRoutes lists are asked too. With
+ * node metrics. With statusesFromRoutes, the nodes getRoutes lists are asked too (the
+ * plugin serves their answers but never keeps or trusts them over a configured upstream's). With
  * `redis`, statuses and affinity are shared over the server's connection.
  */
 export function buildPlugins(
@@ -30,12 +31,17 @@ export function buildPlugins(
     extraUpstreams: config.statusesFromRoutes
       ? () => routes.registry.available().map((r) => r.fqdn)
       : undefined,
-    onUpstreamCall: (url, outcome, ms) => {
-      upstreams.record(url, outcome);
-      metrics?.observeUpstream(url, outcome, ms);
+    onUpstreamCall: (upstream, outcome, ms) => {
+      upstreams.record(upstream, outcome);
+      metrics?.observeUpstream(upstream, outcome, ms);
     },
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
+  // Readiness probes the configured upstreams itself: under the names the plugin reports.
+  upstreams.useNames(
+    statuses.options.upstreams.map(({ url }, i) => ({ url, name: statuses.upstreamNames[i]! })),
+  );
+  if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
   return { routes, statuses };
 }
 

@@ -104,14 +104,14 @@ describe('UpstreamWatch and the readiness report', () => {
       expect(node.hits()).to.be.at.least(1);
       expect(node.refused()).to.equal(0);
       // The credentials never show: the upstream is named as everywhere else.
-      expect(watch.describe()).to.match(/^http:\/\/127\.0\.0\.1:\d+\/… answered/);
+      expect(watch.describe()).to.match(/^http:\/\/127\.0\.0\.1:\d+\/…: answered/);
     } finally {
       watch.stop();
       await node.close();
     }
   });
 
-  it('names a probed upstream as the statuses plugin names it in metrics (one redactUrl)', async () => {
+  it('names a probed upstream by its redacted URL until told the names the statuses plugin gives', async () => {
     const node = await healthyNode();
     const url = `${node.url}secret-key?api-key=hunter2`;
     const watch = new UpstreamWatch(
@@ -119,14 +119,39 @@ describe('UpstreamWatch and the readiness report', () => {
       silent,
     );
     try {
+      expect(watch.describe()).to.match(new RegExp(`^${escape(redactUrl(url))}: none answered yet$`));
+      expect(redactUrl(url)).to.equal(node.url.replace(/\/$/, '/…'));
+      watch.useNames([{ url, name: 'provider-a' }]);
       watch.start();
       await until(() => report(watch).ready, 'ready after the probe');
-      expect(watch.describe()).to.match(new RegExp(`^${escape(redactUrl(url))} answered`));
-      expect(redactUrl(url)).to.equal(node.url.replace(/\/$/, '/…'));
+      expect(watch.describe()).to.match(/^provider-a: answered \d+ ms ago$/);
     } finally {
       watch.stop();
       await node.close();
     }
+  });
+
+  it('one entry per configured upstream; an answer from an upstream it does not know (an extra one) is no evidence', () => {
+    const watch = new UpstreamWatch(
+      {
+        urls: ['http://127.0.0.1:9/key-a', 'http://127.0.0.1:9/key-b'],
+        freshMs: 60_000,
+        probeIntervalMs: 0,
+        probeTimeoutMs: 100,
+      },
+      silent,
+    );
+    watch.useNames([
+      { url: 'http://127.0.0.1:9/key-a', name: 'http://127.0.0.1:9/…' },
+      { url: 'http://127.0.0.1:9/key-b', name: 'http://127.0.0.1:9/… #2' },
+    ]);
+    watch.record('http://127.0.0.1:9/… (extra)', 'ok');
+    expect(report(watch).ready).to.equal(false);
+    watch.record('http://127.0.0.1:9/… #2', 'ok');
+    expect(report(watch).ready).to.equal(true);
+    expect(watch.describe()).to.match(
+      /^http:\/\/127\.0\.0\.1:9\/…: none answered yet; http:\/\/127\.0\.0\.1:9\/… #2: answered \d+ ms ago$/,
+    );
   });
 
   it('a real call reported by the plugin counts as an answer; a failed one does not', () => {

@@ -5,6 +5,8 @@ import type { SignatureStatus } from './status.js';
 export interface UpstreamContext {
   readonly apiVersion: string;
   readonly slot: number;
+  /** An extra upstream's (anyone may register one): used for its own answer, never remembered. */
+  readonly untrusted?: true;
 }
 
 /**
@@ -23,13 +25,25 @@ export class AnswerContext {
     if (slot > this.latestSlot) this.latestSlot = slot;
   }
 
-  /** The answer to a call whose statuses are `value` (one per requested signature, in request order). */
-  answer(value: (SignatureStatus | null)[], upstream?: UpstreamContext): GetSignatureStatusesResult {
-    for (const status of value) if (status && status.slot > this.latestSlot) this.latestSlot = status.slot;
-    if (upstream) this.observe(upstream.slot);
-    return {
-      context: { apiVersion: upstream?.apiVersion ?? this.apiVersion, slot: this.latestSlot },
-      value,
-    };
+  /**
+   * The answer to a call whose statuses are `value` (one per requested signature, in
+   * request order). The slots of the statuses at `untrusted` (an extra upstream's), and an
+   * untrusted context's, count for this answer only: an extra upstream could otherwise
+   * raise every later answer's slot for good.
+   */
+  answer(
+    value: (SignatureStatus | null)[],
+    upstream?: UpstreamContext,
+    untrusted?: ReadonlySet<number>,
+  ): GetSignatureStatusesResult {
+    for (let i = 0; i < value.length; i++) {
+      const status = value[i];
+      if (status && status.slot > this.latestSlot && !untrusted?.has(i)) this.latestSlot = status.slot;
+    }
+    if (upstream && !upstream.untrusted) this.observe(upstream.slot);
+    let slot = this.latestSlot;
+    if (upstream?.untrusted) slot = Math.max(slot, upstream.slot);
+    if (untrusted) for (const i of untrusted) slot = Math.max(slot, value[i]?.slot ?? 0);
+    return { context: { apiVersion: upstream?.apiVersion ?? this.apiVersion, slot }, value };
   }
 }

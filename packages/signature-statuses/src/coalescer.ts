@@ -16,6 +16,8 @@ export interface CoalescedAnswer {
   readonly statuses: (SignatureStatus | null)[];
   /** The contexts of the upstream answers used (one per batch that had one). */
   readonly contexts: readonly UpstreamContext[];
+  /** Positions (in the signatures asked) whose status only an extra upstream gave; undefined when none. */
+  readonly untrusted: ReadonlySet<number> | undefined;
 }
 
 /** Upstream requests carry at most this many signatures, as Solana nodes accept. */
@@ -97,13 +99,16 @@ export class Coalescer {
     }
     const answers = await waitFor(batches, signal);
     const statuses = new Array<SignatureStatus | null>(signatures.length);
+    let untrusted: Set<number> | undefined;
     for (let i = 0; i < signatures.length; i++) {
       const answer = answers[batchIndex[i]!]!;
-      const status = answer.statuses[position[i]!];
+      const at = position[i]!;
+      const status = answer.statuses[at];
       if (status === undefined) throw answer.error ?? noUpstreamError();
       statuses[i] = status;
+      if (answer.untrusted?.has(at)) (untrusted ??= new Set()).add(i);
     }
-    return { statuses, contexts: answers.flatMap((a) => (a.context ? [a.context] : [])) };
+    return { statuses, contexts: answers.flatMap((a) => (a.context ? [a.context] : [])), untrusted };
   }
 
   private fillingBatch(history: boolean): Batch {

@@ -1,9 +1,10 @@
 import { defineErrors } from '@rollup-router/core';
 
 /**
- * The error codes getSignatureStatuses answers with when no upstream could, declared on
- * the plugin (checked against every other code when the service is built, published in
- * rpc.discover). `data` names the upstreams (origin only) and their causes.
+ * The error codes getSignatureStatuses answers with when no upstream could, and
+ * signatureSubscribe's over its cap, declared on the plugin (checked against every other
+ * code when the service is built, published in rpc.discover). An upstream error's `data`
+ * names the upstreams (origin only) and their causes.
  */
 export const StatusesError = defineErrors({
   UPSTREAM_TIMEOUT: {
@@ -26,5 +27,11 @@ export const StatusesError = defineErrors({
     code: -32063,
     message: 'No upstream available',
     meaning: 'signatures are unknown locally and no upstream is configured or available',
+  },
+  TOO_MANY_PENDING_SIGNATURES: {
+    code: -32064,
+    message: 'Too many pending signatures',
+    meaning:
+      'signatureSubscribe for a signature not already pending while subscriptions.maxPendingSignatures distinct signatures are (data.limit); each is polled upstream every round',
   },
 });

@@ -10,14 +10,18 @@ export type UpstreamCallOutcome = 'ok' | 'rpc_error' | 'timeout' | 'unreachable'
 
 /** The observer hooks among the options: the embedder's code, so each call is guarded. */
 export interface StatusesObservers {
-  /** Once per upstream asked (a retry belongs to the same ask). The URL is redacted (core's redactUrl). */
-  readonly onUpstreamCall?: (url: string, outcome: UpstreamCallOutcome, ms: number) => void;
+  /**
+   * Once per upstream asked (a retry belongs to the same ask), with the upstream's name: a
+   * configured upstream's (its `name`, else its redacted URL, numbered when two share one),
+   * an extra one's redacted URL. Never a path or query, where API keys live.
+   */
+  readonly onUpstreamCall?: (upstream: string, outcome: UpstreamCallOutcome, ms: number) => void;
   /** Once per lookup and layer with how many distinct signatures that layer settled (never with 0). */
   readonly onLookup?: (layer: LookupLayer, count: number) => void;
 }
 
 interface UpstreamCallEvent {
-  readonly url: string;
+  readonly upstream: string;
   readonly outcome: UpstreamCallOutcome;
   readonly ms: number;
 }
@@ -38,7 +42,7 @@ export class StatusEvents {
 
   constructor(observers: StatusesObservers) {
     const { onUpstreamCall, onLookup } = observers;
-    if (onUpstreamCall) this.upstreamCalls.push((e) => onUpstreamCall(e.url, e.outcome, e.ms));
+    if (onUpstreamCall) this.upstreamCalls.push((e) => onUpstreamCall(e.upstream, e.outcome, e.ms));
     if (onLookup) this.lookups.push((e) => onLookup(e.layer, e.count));
   }
 
@@ -52,9 +56,9 @@ export class StatusEvents {
     return this.attached;
   }
 
-  upstreamCall(url: string, outcome: UpstreamCallOutcome, ms: number): void {
+  upstreamCall(upstream: string, outcome: UpstreamCallOutcome, ms: number): void {
     if (this.upstreamCalls.length > 0)
-      emitGuarded(this.upstreamCalls, { url, outcome, ms }, this.attached, 'onUpstreamCall');
+      emitGuarded(this.upstreamCalls, { upstream, outcome, ms }, this.attached, 'onUpstreamCall');
   }
 
   lookup(layer: LookupLayer, count: number): void {

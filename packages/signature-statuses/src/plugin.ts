@@ -21,10 +21,14 @@ export interface SignatureStatusesPlugin extends Plugin {
   /** The options after validation, defaults filled. */
   readonly options: ResolvedOptions;
   /**
-   * Remembers that the transaction with `signature` was sent to `upstreamUrl`, so its
-   * status is asked of that upstream first (bounded by maxTracked).
+   * Remembers that the transaction with `signature` was sent to `upstream`, a configured
+   * upstream's URL or name, so its status is asked of that upstream first (bounded by
+   * maxTracked; shared by name through Redis). Returns false, tracking nothing, for any
+   * other upstream: only configured upstreams are trusted to be asked first.
    */
-  track(signature: string, upstreamUrl: string): void;
+  track(signature: string, upstream: string): boolean;
+  /** The configured upstreams' names (metrics labels, /ready, logs), in the order configured. */
+  readonly upstreamNames: readonly string[];
   /** The chain itself, for in-process callers: signatures must be valid (the method's schema checks them). */
   lookup(signatures: readonly string[], options?: LookupOptions): Promise<GetSignatureStatusesResult>;
   /** The pending signatureSubscribe subscriptions (their count, poll rounds). */
@@ -72,7 +76,8 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
     subscriptions: [signatureSubscription(watch)],
     signatureWatch: watch,
-    track: (signature: string, upstreamUrl: string) => directory.track(signature, upstreamUrl),
+    track: (signature: string, upstream: string) => directory.track(signature, upstream),
+    upstreamNames: directory.configuredNames,
     errors: Object.values(StatusesError),
     lookup: async (signatures: readonly string[], o?: LookupOptions) => chain.lookup(signatures, o),
     get store() {

@@ -31,6 +31,7 @@ export function signatureSubscription(
       'Learned through the answer chain (memory, store, upstreams), polled with every other pending signature in batches; a signature already at the level is notified at once.',
     params: signatureSubscribeParamsSchema,
     result: NOTIFICATION_RESULT,
+    admit: ([signature]) => watch.admit(signature),
     start: ([signature, config], sink) =>
       watch.watch(
         signature,

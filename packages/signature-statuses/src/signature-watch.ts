@@ -1,4 +1,5 @@
-import { emitGuarded } from '@rollup-router/core';
+import { emitGuarded, RpcError } from '@rollup-router/core';
+import { StatusesError } from './errors.js';
 import type { Logger } from 'pino';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { ConfirmationStatus, SignatureStatus, TransactionError } from './status.js';
@@ -14,7 +15,12 @@ export type WatchLookup = (signatures: readonly string[]) => Promise<GetSignatur
 export interface WatchOptions {
   readonly pollIntervalMs: number;
   readonly maxLifetimeMs: number;
+  /** Most distinct signatures pending at once: each is asked upstream every round. */
+  readonly maxPendingSignatures: number;
 }
+
+/** The cap's warning is logged at most this often, with the refusals since the last one. */
+const CAP_LOG_INTERVAL_MS = 60_000;
 
 /** What one poll round did, for observers (tests, metrics). */
 export interface PollRound {
@@ -49,6 +55,10 @@ export class SignatureWatch {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly roundObservers: ((round: PollRound) => void)[] = [];
+  private readonly refusedObservers: (() => void)[] = [];
+  /** Refusals not logged yet, and when the cap's warning was last logged. */
+  private refusedSinceLog = 0;
+  private capLoggedAt = -Infinity;
 
   constructor(
     private readonly lookup: WatchLookup,
@@ -69,9 +79,39 @@ export class SignatureWatch {
     return () => this.roundObservers.splice(this.roundObservers.indexOf(observer) >>> 0, 1);
   }
 
+  /** Observes every subscribe refused over maxPendingSignatures. Returns a function that stops observing. */
+  onRefused(observer: () => void): () => void {
+    this.refusedObservers.push(observer);
+    return () => this.refusedObservers.splice(this.refusedObservers.indexOf(observer) >>> 0, 1);
+  }
+
+  /**
+   * Whether `signature` may be watched, asked by signatureSubscribe before its subscription
+   * opens: a signature already pending costs nothing more; a new one is refused with
+   * -32064 once maxPendingSignatures distinct ones are pending, since each is asked of
+   * every upstream every round. (The subscriptions of one message start together after
+   * its answer, so a batch may pass the cap by its own size, once.)
+   */
+  admit(signature: string): void {
+    const limit = this.options.maxPendingSignatures;
+    if (this.watchers.size < limit || this.watchers.has(signature)) return;
+    emitGuarded(this.refusedObservers, undefined, this.log(), 'onRefused');
+    this.refusedSinceLog += 1;
+    const now = Date.now();
+    if (now - this.capLoggedAt >= CAP_LOG_INTERVAL_MS) {
+      this.log()?.warn(
+        { limit, refused: this.refusedSinceLog },
+        'signatureSubscribe refused: maxPendingSignatures distinct signatures are pending',
+      );
+      this.capLoggedAt = now;
+      this.refusedSinceLog = 0;
+    }
+    throw RpcError.from(StatusesError.TOO_MANY_PENDING_SIGNATURES, { limit });
+  }
+
   /**
    * Calls `notify` once when `signature` reaches `commitment`, or `end` when the lifetime
-   * is over first. Returns what cancels it.
+   * is over first. Returns what cancels it. Not capped: signatureSubscribe asks admit() first.
    */
   watch(
     signature: string,

@@ -131,11 +131,13 @@ export class StatusChain {
     for (const status of resolved.statuses) if (status) known += 1;
     this.events.lookup('upstream', known);
     this.events.lookup('unknown', missing.length - known);
+    const context = newest(resolved.contexts);
     // No layer knew any and none repeats (fresh signatures): the upstream's answers, in
     // order, are the value; `found` is not read back.
-    if (missing === signatures) return this.context.answer(resolved.statuses, newest(resolved.contexts));
+    if (missing === signatures) return this.context.answer(resolved.statuses, context, resolved.untrusted);
     resolved.statuses.forEach((status, i) => found.set(missing[i]!, status));
-    return this.context.answer(valueOf(signatures, found), newest(resolved.contexts));
+    const value = valueOf(signatures, found);
+    return this.context.answer(value, context, untrustedAt(resolved.untrusted, missing, signatures));
   }
 
   /** One upstream request for the coalescer: what it teaches is learned once, whoever still waits. */
@@ -145,10 +147,13 @@ export class StatusChain {
     signal: AbortSignal,
   ): Promise<UpstreamAnswer> {
     const answer = await this.fanOut.resolve(signatures, history, signal);
-    if (answer.context) this.context.observe(answer.context.slot);
+    if (answer.context && !answer.context.untrusted) this.context.observe(answer.context.slot);
     const known: LearnedStatus[] = [];
+    // What only an extra upstream said (anyone can register a route node) is served,
+    // never learned: no layer keeps it, so no later call is answered from it.
+    const { untrusted } = answer;
     answer.statuses.forEach((status, i) => {
-      if (status) known.push([signatures[i]!, status]);
+      if (status && !untrusted?.has(i)) known.push([signatures[i]!, status]);
     });
     this.learn(known, this.layers.length);
     return answer;
@@ -194,8 +199,28 @@ function distinctOf(signatures: readonly string[]): readonly string[] {
 const valueOf = (signatures: readonly string[], found: Found): (SignatureStatus | null)[] =>
   signatures.map((s) => found.get(s) ?? null);
 
+/** The context with the highest slot, a configured upstream's before any extra one's. */
 const newest = (contexts: readonly UpstreamContext[]): UpstreamContext | undefined =>
-  contexts.reduce<UpstreamContext | undefined>(
-    (best, c) => (best && best.slot >= c.slot ? best : c),
-    undefined,
-  );
+  contexts.reduce<UpstreamContext | undefined>((best, c) => {
+    if (!best) return c;
+    if (!best.untrusted !== !c.untrusted) return best.untrusted ? c : best;
+    return best.slot >= c.slot ? best : c;
+  }, undefined);
+
+/**
+ * The positions in `signatures` (duplicates included) of the signatures at the positions
+ * `untrusted` of `missing`; undefined when there are none.
+ */
+function untrustedAt(
+  untrusted: ReadonlySet<number> | undefined,
+  missing: readonly string[],
+  signatures: readonly string[],
+): ReadonlySet<number> | undefined {
+  if (untrusted === undefined) return undefined;
+  const texts = new Set([...untrusted].map((i) => missing[i]!));
+  const at = new Set<number>();
+  signatures.forEach((signature, i) => {
+    if (texts.has(signature)) at.add(i);
+  });
+  return at;
+}

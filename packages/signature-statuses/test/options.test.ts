@@ -24,6 +24,21 @@ describe('signature statuses: options', () => {
     ],
     ['store: true', { store: true }, /\/store must be one of: false, an object \{path, cacheMiB\} \(oneOf\)/],
     ['a negative TTL', { memory: { unfinalizedTtlMs: -1 } }, /\/memory\/unfinalizedTtlMs/],
+    [
+      'an upstream name with a space or a slash',
+      { upstreams: [{ url: 'http://a.example', name: 'a b/c' }] },
+      /\/upstreams\/0\/name must match pattern/,
+    ],
+    [
+      'two upstreams of one name',
+      {
+        upstreams: [
+          { url: 'http://a.example', name: 'node' },
+          { url: 'http://b.example', name: 'node' },
+        ],
+      },
+      /\/upstreams\/1\/name "node" is also the name of \/upstreams\/0; names must be unique/,
+    ],
   ];
   for (const [what, options, message] of invalid) {
     it(`refuses ${what}, naming it`, () => {

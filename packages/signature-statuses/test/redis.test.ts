@@ -14,6 +14,7 @@ import { randomSignature, status } from '@rollup-router/test-support/solana';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { serve, type Served } from '@rollup-router/test-support/serve';
 import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
+import { tempDir } from '@rollup-router/test-support/temp-dir';
 
 const PREFIX = 'test:';
 /** An http URL where nothing listens: an upstream that cannot be reached. */
@@ -114,17 +115,33 @@ describe('getSignatureStatuses: Redis shared by several instances', function () 
     }
   });
 
-  it('track() on one instance makes another ask the tracked upstream first, for affinityTtlSeconds', async () => {
+  it('track() on one instance makes another ask the tracked upstream first, by its name, for affinityTtlSeconds', async () => {
     const other = await SolanaStandIn.start();
     try {
       const sig = randomSignature();
       standIn.statuses.set(sig, status('confirmed', 12));
       other.statuses.set(sig, status('confirmed', 11));
-      const first = await instance({ upstreams: [] }, [], 45);
-      const second = await instance({ upstreams: [{ url: other.url }] });
+      // The same two upstreams under the same names on both instances, listed in another order.
+      const first = await instance(
+        {
+          upstreams: [
+            { url: standIn.url, name: 'main' },
+            { url: other.url, name: 'other' },
+          ],
+        },
+        [],
+        45,
+      );
+      const second = await instance({
+        upstreams: [
+          { url: other.url, name: 'other' },
+          { url: standIn.url, name: 'main' },
+        ],
+      });
 
-      first.track(sig, standIn.url);
+      expect(first.track(sig, standIn.url)).to.equal(true);
       await waitForKey(raw, `affinity:${sig}`);
+      expect(await raw.get(`affinity:${sig}`)).to.equal('main');
       expect(await raw.ttl(`affinity:${sig}`)).to.be.within(1, 45);
       expect((await second.lookup([sig])).value).to.deep.equal([status('confirmed', 12)]);
       expect(standIn.askedAbout(sig)).to.equal(1);
@@ -134,11 +151,66 @@ describe('getSignatureStatuses: Redis shared by several instances', function () 
     }
   });
 
-  it('ignores an affinity key that holds no http(s) URL', async () => {
+  it('writes upstream names to Redis, never a URL or its API key; a default name is the redacted URL', async () => {
+    const sig = randomSignature();
+    standIn.statuses.set(sig, status('confirmed', 3));
+    const keyed = `${standIn.url}/secret-path-key?api-key=hunter2`;
+    const plugin = await instance({ upstreams: [{ url: keyed }] });
+    expect(plugin.track(sig, keyed)).to.equal(true);
+    await waitForKey(raw, `affinity:${sig}`);
+    const written = await raw.get(`affinity:${sig}`);
+    expect(written).to.equal(`${standIn.url}/…`);
+    expect(written).to.not.contain('hunter2').and.not.contain('secret-path-key');
+    // Everything the instance wrote, not only the key read above.
+    // (keys() matches and answers with the keyPrefix; get() adds it.)
+    for (const key of await raw.keys('*')) {
+      const name = key.slice(PREFIX.length);
+      const text = (await raw.type(name)) === 'string' ? await raw.get(name) : '';
+      expect(text ?? '', key)
+        .to.not.contain('hunter2')
+        .and.not.contain('secret-path-key');
+    }
+    expect((await plugin.lookup([sig])).value).to.deep.equal([status('confirmed', 3)]);
+  });
+
+  it('never calls an address found in Redis: a forged URL at an affinity key is a miss, its "finalized" neither served nor kept', async () => {
+    // The forger: a loopback node that answers "finalized" for a signature the configured
+    // upstream does not know, its URL written where a track would be.
+    const forger = await SolanaStandIn.start();
+    const tmp = tempDir();
+    try {
+      const [forged, known] = [randomSignature(), randomSignature()];
+      forger.statuses.set(forged, status('finalized', 666));
+      standIn.statuses.set(known, status('finalized', 5));
+      await raw.set(`affinity:${forged}`, forger.url);
+      await raw.set(`affinity:${known}`, `${forger.url}/`);
+      const plugin = await instance({
+        upstreams: [{ url: standIn.url }],
+        store: { path: tmp.file('s.sqlite') },
+      });
+
+      const answer = await plugin.lookup([forged, known]);
+      expect(answer.value).to.deep.equal([null, status('finalized', 5)]);
+      expect(forger.requestCount).to.equal(0);
+      // Both were learned in one write: once the known one is in Redis, the forged one would be too.
+      await waitForKey(raw, `status:${known}`);
+      expect(await raw.exists(`status:${forged}`)).to.equal(0);
+      expect(plugin.store!.get(forged)).to.equal(undefined);
+      expect((await plugin.lookup([forged])).value).to.deep.equal([null]);
+      expect(forger.requestCount).to.equal(0);
+    } finally {
+      await forger.close();
+      tmp.remove();
+    }
+  });
+
+  it("treats anything at an affinity key that is not a configured upstream's name as a miss", async () => {
     const sig = randomSignature();
     standIn.statuses.set(sig, status('confirmed', 4));
     await raw.set(`affinity:${sig}`, 'file:///etc/passwd');
-    const plugin = await instance({ upstreams: [{ url: standIn.url }] });
+    const plugin = await instance({ upstreams: [{ url: standIn.url, name: 'main' }] });
+    expect((await plugin.lookup([sig])).value).to.deep.equal([status('confirmed', 4)]);
+    await raw.set(`affinity:${sig}`, 'not-configured-here');
     expect((await plugin.lookup([sig])).value).to.deep.equal([status('confirmed', 4)]);
   });
 

@@ -187,13 +187,31 @@ describe('getSignatureStatuses: upstreams', () => {
       const [sentTo, other] = await upstreams(10, 20);
       const sig = randomSignature();
       sentTo!.statuses.set(sig, status('confirmed', 9));
-      const plugin = signatureStatusesPlugin({ upstreams: [{ url: other!.url }] });
+      const plugin = signatureStatusesPlugin({
+        upstreams: [{ url: other!.url }, { url: sentTo!.url, name: 'sent-to' }],
+      });
       served = await serve([plugin]);
-      plugin.track(sig, sentTo!.url);
+      expect(plugin.track(sig, sentTo!.url)).to.equal(true);
       const answer = await ask([sig]);
       expect(answer.result?.value).to.deep.equal([sentTo!.statuses.get(sig)]);
       expect(sentTo!.requestCount).to.equal(1);
       expect(other!.requestCount).to.equal(0);
+    });
+
+    it('tracks by a configured name too; an upstream that is not configured is never tracked, so never asked', async () => {
+      const [configured, stranger] = await upstreams(10, 20);
+      const [byName, toStranger] = randomSignatures(2);
+      configured!.statuses.set(byName!, status('confirmed', 9));
+      stranger!.statuses.set(toStranger!, status('finalized', 9));
+      const plugin = signatureStatusesPlugin({ upstreams: [{ url: configured!.url, name: 'main' }] });
+      served = await serve([plugin]);
+      expect(plugin.track(byName!, 'main')).to.equal(true);
+      expect(plugin.track(toStranger!, stranger!.url)).to.equal(false);
+      expect((await ask([byName!, toStranger!])).result?.value).to.deep.equal([
+        configured!.statuses.get(byName!),
+        null,
+      ]);
+      expect(stranger!.requestCount).to.equal(0);
     });
 
     it('falls back to the fan-out when the tracked upstream does not know it or fails', async () => {

@@ -35,6 +35,12 @@ export interface SubscriptionDefinition<P = unknown, R = unknown> {
   readonly result?: Schema;
   readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
   /**
+   * Asked within the subscribe call, after its params are validated and before the
+   * subscription opens: throw an RpcError to refuse it (the call answers that error and
+   * nothing opens), e.g. over a limit of the plugin's own.
+   */
+  readonly admit?: (params: P) => void;
+  /**
    * Starts delivering, once the subscribe call's answer has been sent (so a notification
    * due at once never overtakes the id). Returns what stops it; it is called exactly once,
    * whichever way the subscription ends (unsubscribe, `sink.end()`, the socket closing).

@@ -37,7 +37,11 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
     params: definition.params,
     result: { type: 'integer', minimum: 0 },
     paramsError: definition.paramsError,
-    handler: (params, ctx) => sessionOf(ctx, definition.subscribe).open(definition, params),
+    handler: (params, ctx) => {
+      const session = sessionOf(ctx, definition.subscribe);
+      definition.admit?.(params as never);
+      return session.open(definition, params);
+    },
   });
   const unsubscribe = defineMethod<[number], boolean>({
     name: definition.unsubscribe,

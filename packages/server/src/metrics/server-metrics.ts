@@ -72,6 +72,7 @@ export class ServerMetrics {
   private readonly probes: Counter<'identity' | 'outcome'>;
   private readonly probeSeconds: Histogram<'identity'>;
   private pollRounds: Counter | undefined;
+  private refusedSubscribes: Counter | undefined;
 
   constructor(options: ServerMetricsOptions) {
     this.methodNames = options.methods;
@@ -102,7 +103,7 @@ export class ServerMetrics {
     if (options.sockets) this.socketGauges(options.sockets);
     this.upstreamCalls = this.counter(
       'upstream_requests_total',
-      'HTTP requests to upstream Solana nodes, by upstream (origin only) and outcome.',
+      'HTTP requests to upstream Solana nodes, by upstream name (statuses.upstreams[].name, else the URL without path or query, numbered when two share one) and outcome.',
       ['upstream', 'outcome'],
     );
     this.upstreamFailures = this.counter(
@@ -138,6 +139,11 @@ export class ServerMetrics {
     this.pollRounds = this.counter(
       'signature_poll_rounds_total',
       'Poll rounds of pending signatureSubscribe signatures (each is one coalesced lookup, 256 signatures per upstream request).',
+      [],
+    );
+    this.refusedSubscribes = this.counter(
+      'signature_subscriptions_refused_total',
+      'signatureSubscribe calls refused with -32064 because statuses.subscriptions.maxPendingSignatures distinct signatures were already pending.',
       [],
     );
     this.gauge('websocket_connections', 'Open WebSocket connections.', [], (g) =>
@@ -263,6 +269,10 @@ export class ServerMetrics {
 
   readonly observePollRound = (): void => {
     this.pollRounds?.inc();
+  };
+
+  readonly observeRefusedSubscribe = (): void => {
+    this.refusedSubscribes?.inc();
   };
 
   readonly observeLookup = (layer: string, count: number): void => {

@@ -23,6 +23,10 @@ const MAX_PROBE_REPLY_BYTES = 64 * 1024;
  * watch asks the upstreams `getHealth` itself, so a quiet server still knows.
  */
 export class UpstreamWatch {
+  /** Each configured upstream's name, in the order of `urls`: redacted URLs until useNames. */
+  private names: readonly string[];
+  /** When each configured upstream last answered, by name (an extra upstream's answer is not evidence). */
+  private readonly lastAnswers = new Map<string, number>();
   private lastAnswer: { at: number; upstream: string } | undefined;
   private stopping: AbortController | undefined;
   private readonly client: JsonRpcClient;
@@ -31,6 +35,7 @@ export class UpstreamWatch {
     private readonly options: UpstreamWatchOptions,
     private readonly log: Logger,
   ) {
+    this.names = options.urls.map((url) => redactUrl(url));
     this.client = new JsonRpcClient({
       connections: 1,
       maxPools: Math.max(1, options.urls.length),
@@ -42,9 +47,22 @@ export class UpstreamWatch {
     return this.options.urls.length > 0;
   }
 
+  /**
+   * The names the statuses plugin gives its configured upstreams, in its order (the
+   * config's, as `urls`): calls are recorded, probes labelled and /ready entries written
+   * under them, so two upstreams on one origin are two entries. A URL of `urls` not at the
+   * same place in `named` keeps its redacted URL.
+   */
+  useNames(named: readonly { readonly url: string; readonly name: string }[]): void {
+    this.names = this.options.urls.map((url, i) => (named[i]?.url === url ? named[i].name : this.names[i]!));
+  }
+
   /** The statuses plugin's onUpstreamCall hook. */
   readonly record = (upstream: string, outcome: string): void => {
-    if (ANSWERED.has(outcome)) this.lastAnswer = { at: Date.now(), upstream };
+    if (!ANSWERED.has(outcome) || !this.names.includes(upstream)) return;
+    const at = Date.now();
+    this.lastAnswers.set(upstream, at);
+    this.lastAnswer = { at, upstream };
   };
 
   /** Undefined when an upstream answered within the fresh window (or none is configured), else why not. */
@@ -57,11 +75,15 @@ export class UpstreamWatch {
       : `no upstream answered in the last ${Math.round(this.options.freshMs / 1000)} s (last: ${this.lastAnswer.upstream}, ${Math.round(age / 1000)} s ago)`;
   }
 
+  /** One entry per configured upstream, `<name>: ...`, joined by `; `. */
   describe(now = Date.now()): string {
     if (!this.configured) return 'none configured';
-    return this.lastAnswer === undefined
-      ? 'none answered yet'
-      : `${this.lastAnswer.upstream} answered ${now - this.lastAnswer.at} ms ago`;
+    return this.names
+      .map((name) => {
+        const at = this.lastAnswers.get(name);
+        return at === undefined ? `${name}: none answered yet` : `${name}: answered ${now - at} ms ago`;
+      })
+      .join('; ');
   }
 
   start(): void {
@@ -86,11 +108,10 @@ export class UpstreamWatch {
   }
 
   private async probeAll(stopped: AbortSignal): Promise<void> {
-    await Promise.all(this.options.urls.map((url) => this.probe(url, stopped)));
+    await Promise.all(this.options.urls.map((url, i) => this.probe(url, this.names[i]!, stopped)));
   }
 
-  private async probe(url: string, stopped: AbortSignal): Promise<void> {
-    const label = redactUrl(url);
+  private async probe(url: string, label: string, stopped: AbortSignal): Promise<void> {
     const outcome = await this.client.call(url, {
       method: 'getHealth',
       id: 1,

@@ -2,23 +2,16 @@ import type { Redis } from 'ioredis';
 import { Affinity, type AffinityStore } from '../upstream/affinity.js';
 import { isReady } from './redis-client.js';
 
-/** The key of a tracked signature's upstream (after the client's keyPrefix). */
+/** The key of a tracked signature's upstream name (after the client's keyPrefix). */
 export const affinityKey = (signature: string): string => `affinity:${signature}`;
-
-const isHttpUrl = (text: string): boolean => {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Affinity shared by every instance: track() on one steers the lookups of all, for
  * `ttlSeconds`. This instance's own tracks are answered from memory first (no round
  * trip); the rest are asked of Redis in one MGET, only when an upstream is about to be
- * asked anyway. Redis down or slow, or a key that holds no http(s) URL: not tracked.
+ * asked anyway. Redis down or slow: not tracked. Redis holds upstream names, never URLs
+ * (no address to call, no API key): what is read back is only ever looked up among this
+ * instance's configured upstreams by the directory, and anything else there is a miss.
  */
 export class SharedAffinity implements AffinityStore {
   private readonly local: Affinity;
@@ -31,11 +24,11 @@ export class SharedAffinity implements AffinityStore {
     this.local = new Affinity(maxTracked);
   }
 
-  track(signature: string, upstreamUrl: string): void {
-    this.local.track(signature, upstreamUrl);
+  track(signature: string, upstreamName: string): void {
+    this.local.track(signature, upstreamName);
     if (!isReady(this.client)) return;
     // Not awaited: a track that cannot be shared still steers this instance.
-    this.client.set(affinityKey(signature), upstreamUrl, 'EX', this.ttlSeconds).catch(() => undefined);
+    this.client.set(affinityKey(signature), upstreamName, 'EX', this.ttlSeconds).catch(() => undefined);
   }
 
   async upstreamsOf(signatures: readonly string[]): Promise<ReadonlyMap<string, string>> {
@@ -43,15 +36,15 @@ export class SharedAffinity implements AffinityStore {
     // Fresh signatures are tracked nowhere: asking an empty table would hash each text.
     const rest = found.size === 0 ? signatures : signatures.filter((s) => !found.has(s));
     if (rest.length === 0 || !isReady(this.client)) return found;
-    let urls: (string | null)[];
+    let names: (string | null)[];
     try {
-      urls = await this.client.mget(rest.map(affinityKey));
+      names = await this.client.mget(rest.map(affinityKey));
     } catch {
       return found;
     }
     rest.forEach((signature, i) => {
-      const url = urls[i];
-      if (typeof url === 'string' && isHttpUrl(url)) found.set(signature, url);
+      const name = names[i];
+      if (typeof name === 'string') found.set(signature, name);
     });
     return found;
   }

@@ -5,11 +5,12 @@ import { LRUCache } from 'lru-cache';
  * Which upstream got which transaction, as the Magic Router remembers it: the node a
  * transaction was sent to knows its status first, so it is asked before anyone else.
  * The directory asks an AffinityStore; this process's memory is one, Redis (shared by
- * every instance) another.
+ * every instance) another. A store holds upstream names, never URLs: the directory turns
+ * a name into one of the configured upstreams, or into nothing.
  */
 export interface AffinityStore {
-  track(signature: string, upstreamUrl: string): void;
-  /** The upstream each tracked signature among `signatures` was sent to. */
+  track(signature: string, upstreamName: string): void;
+  /** The name of the upstream each tracked signature among `signatures` was sent to. */
   upstreamsOf(
     signatures: readonly string[],
   ): ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
@@ -18,7 +19,7 @@ export interface AffinityStore {
 /** A tracked transaction: two signatures may share a key. */
 interface Track {
   readonly signature: string;
-  readonly url: string;
+  readonly name: string;
 }
 
 /**
@@ -34,14 +35,14 @@ export class Affinity implements AffinityStore {
     this.tracked = max > 0 ? new LRUCache({ max }) : undefined;
   }
 
-  track(signature: string, upstreamUrl: string): void {
-    this.tracked?.set(textKey(signature), { signature, url: upstreamUrl });
+  track(signature: string, upstreamName: string): void {
+    this.tracked?.set(textKey(signature), { signature, name: upstreamName });
   }
 
-  /** The upstream `signature` was sent to, if tracked. */
+  /** The name of the upstream `signature` was sent to, if tracked. */
   upstreamOf(signature: string): string | undefined {
     const track = this.tracked?.get(textKey(signature));
-    return track?.signature === signature ? track.url : undefined;
+    return track?.signature === signature ? track.name : undefined;
   }
 
   upstreamsOf(signatures: readonly string[]): Map<string, string> {
@@ -49,8 +50,8 @@ export class Affinity implements AffinityStore {
     // A router that routes no transactions tracks none: no key to compute per signature.
     if (!this.tracked?.size) return found;
     for (const signature of signatures) {
-      const url = this.upstreamOf(signature);
-      if (url !== undefined) found.set(signature, url);
+      const name = this.upstreamOf(signature);
+      if (name !== undefined) found.set(signature, name);
     }
     return found;
   }

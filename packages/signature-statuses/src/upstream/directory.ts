@@ -2,19 +2,27 @@ import { redactUrl } from '@rollup-router/core';
 import type { StatusEvents } from '../events.js';
 import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
 import { Affinity, type AffinityStore } from './affinity.js';
+import { upstreamNames } from './upstream-names.js';
 
 export interface UpstreamTarget {
   readonly url: string;
-  /** The URL as logs, metrics and error data show it (core's redactUrl), made once per target. */
+  /**
+   * What logs, metrics, error data and the affinity store call it: a configured upstream's
+   * name (upstreamNames), an extra one's redacted URL. Never holds a path or query.
+   */
   readonly name: string;
   readonly timeoutMs: number;
+  /**
+   * Configured by the operator. An extra upstream (a route node: anyone can register one in
+   * the on-chain registry) may answer a call, but what it says is never kept, never
+   * tracked, and never overrides what a configured upstream said.
+   */
+  readonly trusted: boolean;
 }
-
-const target = (url: string, timeoutMs: number): UpstreamTarget => ({ url, name: redactUrl(url), timeoutMs });
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
 export interface UpstreamPlan {
-  /** First: the positions of the tracked signatures, grouped by the upstream each was sent to. */
+  /** First: the positions of the tracked signatures, grouped by the configured upstream each was sent to. */
   readonly tracked: readonly (readonly [UpstreamTarget, number[]])[];
   /** Then, for whatever is still unknown: every upstream as of now, configured then extra. */
   readonly all: readonly UpstreamTarget[];
@@ -22,11 +30,15 @@ export interface UpstreamPlan {
 
 /**
  * Knows the upstreams: the configured ones, the extra ones asked at lookup time (route
- * nodes), and which upstream each tracked transaction was sent to, since that node knows
- * its status first.
+ * nodes), and which configured upstream each tracked transaction was sent to, since that
+ * node knows its status first. The affinity store holds names: this is where a name
+ * becomes an upstream, and one this instance has not configured is a miss, so nothing read
+ * from a shared store is ever an address to call.
  */
 export class UpstreamDirectory {
   private readonly configured: readonly UpstreamTarget[];
+  private readonly byName: ReadonlyMap<string, UpstreamTarget>;
+  private readonly byUrl: ReadonlyMap<string, UpstreamTarget>;
   private readonly affinity: AffinityStore;
   private readonly timeoutMs: number;
 
@@ -38,33 +50,48 @@ export class UpstreamDirectory {
     affinity?: AffinityStore,
   ) {
     this.timeoutMs = options.upstreamTimeoutMs;
-    this.configured = options.upstreams.map((u) => target(u.url, u.timeoutMs ?? this.timeoutMs));
+    const names = upstreamNames(options.upstreams);
+    this.configured = options.upstreams.map((u, i) => ({
+      url: u.url,
+      name: names[i]!,
+      timeoutMs: u.timeoutMs ?? this.timeoutMs,
+      trusted: true,
+    }));
+    this.byName = new Map(this.configured.map((t) => [t.name, t]));
+    // The first of two equal URLs is the one a track by URL names.
+    this.byUrl = new Map(this.configured.toReversed().map((t) => [normalized(t.url)!, t]));
     this.affinity = affinity ?? new Affinity(options.maxTracked);
   }
 
-  /** The configured upstreams as logs show them. */
+  /** The configured upstreams' names, in the order configured. */
   get configuredNames(): string[] {
     return this.configured.map((t) => t.name);
   }
 
-  /** Remembers that the transaction with `signature` was sent to `upstreamUrl`. */
-  track(signature: string, upstreamUrl: string): void {
-    this.affinity.track(signature, upstreamUrl);
+  /**
+   * Remembers that the transaction with `signature` was sent to `upstream`, a configured
+   * upstream's URL or name. Anything else is not tracked (false): an extra upstream is
+   * not trusted to be asked first.
+   */
+  track(signature: string, upstream: string): boolean {
+    const target = this.byName.get(upstream) ?? this.byUrl.get(normalized(upstream) ?? '');
+    if (target === undefined) return false;
+    this.affinity.track(signature, target.name);
+    return true;
   }
 
   async plan(signatures: readonly string[]): Promise<UpstreamPlan> {
     const [all, tracked] = await Promise.all([this.everyUpstream(), this.affinity.upstreamsOf(signatures)]);
-    const byUrl = new Map<string, number[]>();
+    const byTarget = new Map<UpstreamTarget, number[]>();
     // Fresh signatures are tracked nowhere: no walk over them.
     if (tracked.size > 0) {
       signatures.forEach((signature, i) => {
-        const url = tracked.get(signature);
-        if (url !== undefined) (byUrl.get(url) ?? byUrl.set(url, []).get(url)!).push(i);
+        const name = tracked.get(signature);
+        const target = name === undefined ? undefined : this.byName.get(name);
+        if (target !== undefined) (byTarget.get(target) ?? byTarget.set(target, []).get(target)!).push(i);
       });
     }
-    const targetOf = (url: string): UpstreamTarget =>
-      all.find((t) => t.url === url) ?? target(url, this.timeoutMs);
-    return { tracked: [...byUrl].map(([url, at]) => [targetOf(url), at] as const), all };
+    return { tracked: [...byTarget], all };
   }
 
   /** The configured upstreams, then the extra ones not already among them (extra ones use upstreamTimeoutMs). */
@@ -85,10 +112,16 @@ export class UpstreamDirectory {
         this.events.log.warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
       } else if (!seen.has(key)) {
         seen.add(key);
-        all.push(target(url, this.timeoutMs));
+        all.push({ url, name: this.extraName(url), timeoutMs: this.timeoutMs, trusted: false });
       }
     }
     return all;
+  }
+
+  /** An extra upstream's redacted URL, marked when a configured upstream has that name, so none passes for the other. */
+  private extraName(url: string): string {
+    const name = redactUrl(url);
+    return this.byName.has(name) ? `${name} (extra)` : name;
   }
 }
 

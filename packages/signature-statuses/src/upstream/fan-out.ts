@@ -14,7 +14,15 @@ export interface UpstreamAnswer {
    * signature: a map hashed each fresh signature's 88 characters (issue 12).
    */
   readonly statuses: readonly (SignatureStatus | null | undefined)[];
-  /** The context of the answer with the highest slot; undefined when none came. */
+  /**
+   * Positions whose status only an extra upstream gave (no configured upstream knew it):
+   * served, never learned. Undefined when there are none.
+   */
+  readonly untrusted: ReadonlySet<number> | undefined;
+  /**
+   * The context of the configured upstream answer with the highest slot; when none came,
+   * an extra upstream's, marked untrusted. Undefined when no upstream answered.
+   */
   readonly context: UpstreamContext | undefined;
   /** Why the signatures left undefined in `statuses` got no answer. */
   readonly error: RpcError | undefined;
@@ -27,7 +35,8 @@ type Positions = readonly number[] | undefined;
  * Settles signatures that the layers do not know, in the directory's order: tracked ones
  * are asked of the upstream they were sent to first; every one still unknown is then asked
  * of every upstream at once (each only for what it has not already answered). Per
- * signature, the most advanced status wins.
+ * signature, the most advanced status a configured upstream gave wins; an extra
+ * upstream's fills only what no configured upstream knew.
  */
 export class UpstreamFanOut {
   constructor(
@@ -60,11 +69,7 @@ export class UpstreamFanOut {
         );
       }
     }
-    return {
-      statuses: tally.statuses,
-      context: tally.context,
-      error: tally.statuses.includes(undefined) ? failureError(tally.failures) : undefined,
-    };
+    return tally.answer();
   }
 
   /** Closes the connections to every upstream. */
@@ -84,7 +89,7 @@ export class UpstreamFanOut {
     const started = performance.now();
     const outcome = await callUpstream(this.client, target, signatures, history, signal);
     this.events.upstreamCall(target.name, outcome.kind, performance.now() - started);
-    if (outcome.kind === 'ok') return tally.merge(target.url, at, outcome.result);
+    if (outcome.kind === 'ok') return tally.merge(target, at, outcome.result);
     const failure = failureOf(target.name, outcome);
     tally.failures.push(failure);
     if (outcome.kind !== 'aborted')
@@ -106,22 +111,32 @@ function failureOf(url: string, outcome: Exclude<UpstreamOutcome, { kind: 'ok' }
     : { url, cause: outcome.kind, detail: outcome.detail };
 }
 
-/** Who answered what, during one fan-out, by position in its signatures. */
+type Statuses = (SignatureStatus | null | undefined)[];
+
+/**
+ * Who answered what, during one fan-out, by position in its signatures. The configured
+ * upstreams' answers and the extra ones' are kept apart, so an extra upstream can never
+ * override a configured one's answer, and what it alone knew is marked as such.
+ */
 class Tally {
-  readonly statuses: (SignatureStatus | null | undefined)[];
+  /** What configured upstreams said: a status, null when those that answered did not know it, undefined when none answered. */
+  private readonly trusted: Statuses;
+  /** What extra upstreams said, made at the first extra answer. */
+  private extra: Statuses | undefined;
   readonly failures: UpstreamFailure[] = [];
-  context: UpstreamContext | undefined;
-  /** Per upstream, the positions it answered for (true), made at its first answer. */
+  private trustedContext: UpstreamContext | undefined;
+  private extraContext: UpstreamContext | undefined;
+  /** Per upstream URL, the positions it answered for (true), made at its first answer. */
   private readonly answered = new Map<string, boolean[]>();
 
-  constructor(size: number) {
-    this.statuses = new Array<SignatureStatus | null | undefined>(size).fill(undefined);
+  constructor(private readonly size: number) {
+    this.trusted = new Array<SignatureStatus | null | undefined>(size).fill(undefined);
   }
 
-  /** The positions with no status yet (unknown to every upstream that answered, or not answered). */
+  /** The positions no configured upstream knows yet (unknown to every one that answered, or not answered). */
   unsettled(): number[] {
     const at: number[] = [];
-    this.statuses.forEach((status, i) => {
+    this.trusted.forEach((status, i) => {
       if (!status) at.push(i);
     });
     return at;
@@ -134,25 +149,53 @@ class Tally {
   }
 
   merge(
-    url: string,
+    target: UpstreamTarget,
     at: Positions,
     { context, value }: { context: UpstreamContext; value: readonly (SignatureStatus | null)[] },
   ): void {
-    let answered = this.answered.get(url);
-    if (!answered) this.answered.set(url, (answered = new Array<boolean>(this.statuses.length).fill(false)));
+    let answered = this.answered.get(target.url);
+    if (!answered) this.answered.set(target.url, (answered = new Array<boolean>(this.size).fill(false)));
+    const statuses = target.trusted
+      ? this.trusted
+      : (this.extra ??= new Array<SignatureStatus | null | undefined>(this.size).fill(undefined));
     for (let k = 0; k < value.length; k++) {
       const i = at === undefined ? k : at[k]!;
       const status = value[k]!;
-      const previous = this.statuses[i];
+      const previous = statuses[i];
       answered[i] = true;
       if (status === null) {
-        if (previous === undefined) this.statuses[i] = null;
+        if (previous === undefined) statuses[i] = null;
       } else if (!previous || isMoreAdvanced(status, previous)) {
-        this.statuses[i] = normalizedStatus(status);
+        statuses[i] = normalizedStatus(status);
       }
     }
-    if (!this.context || context.slot > this.context.slot) {
-      this.context = { apiVersion: context.apiVersion, slot: context.slot };
+    if (target.trusted) {
+      if (!this.trustedContext || context.slot > this.trustedContext.slot)
+        this.trustedContext = { apiVersion: context.apiVersion, slot: context.slot };
+    } else if (!this.extraContext || context.slot > this.extraContext.slot) {
+      this.extraContext = { apiVersion: context.apiVersion, slot: context.slot, untrusted: true };
     }
+  }
+
+  /** The configured upstreams' statuses, with what only an extra upstream knew filled in and marked. */
+  answer(): UpstreamAnswer {
+    const { extra } = this;
+    let statuses = this.trusted;
+    let untrusted: Set<number> | undefined;
+    if (extra !== undefined) {
+      statuses = this.trusted.map((status, i) => {
+        if (status) return status;
+        const other = extra[i];
+        if (!other) return status === undefined ? other : status;
+        (untrusted ??= new Set()).add(i);
+        return other;
+      });
+    }
+    return {
+      statuses,
+      untrusted,
+      context: this.trustedContext ?? this.extraContext,
+      error: statuses.includes(undefined) ? failureError(this.failures) : undefined,
+    };
   }
 }
