@@ -37,7 +37,18 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
     params: definition.params,
     result: { type: 'integer', minimum: 0 },
     paramsError: definition.paramsError,
-    handler: (params, ctx) => sessionOf(ctx, definition.subscribe).open(definition, params),
+    handler: (params, ctx) => {
+      const session = sessionOf(ctx, definition.subscribe);
+      // A notification is answered nothing: its client could never learn the id to end it.
+      if (ctx instanceof Call && ctx.notification) {
+        throw new RpcError(
+          ErrorCode.INVALID_REQUEST,
+          undefined,
+          `${definition.subscribe} sent as a notification (no id) opens nothing: send it with an id to learn the subscription id`,
+        );
+      }
+      return session.open(definition, params);
+    },
   });
   const unsubscribe = defineMethod<[number], boolean>({
     name: definition.unsubscribe,
