@@ -38,6 +38,8 @@ export class Call implements CallContext {
     private readonly scope: CallScope,
     readonly method: string,
     readonly deadline: number,
+    /** The call has no id: nothing will be answered, so nothing it opens can be named to its client. */
+    readonly notification = false,
   ) {}
 
   get requestId(): string {

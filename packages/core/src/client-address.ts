@@ -38,6 +38,42 @@ function compileTrust(trust: TrustProxy): ((address: string, hop: number) => boo
   try {
     return proxyAddr.compile([...(trust as readonly string[])]);
   } catch (err) {
-    throw new TypeError(`rateLimit.trustProxy: ${(err as Error).message}`, { cause: err });
+    throw new TypeError(`trustProxy: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The trustProxy in force, and what the operator should be told about it at start. */
+export interface TrustProxySetting {
+  readonly trust: TrustProxy;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The top-level `trustProxy`, or its deprecated alias `rateLimit.trustProxy` when only that
+ * is set (the two set to different values is a mistake, refused). `true` is warned about:
+ * it trusts every hop, so any client that writes X-Forwarded-For picks its own address
+ * (its own rate budget, connection and subscription share), as express-rate-limit warns.
+ */
+export function trustProxySetting(
+  topLevel: TrustProxy | undefined,
+  alias: TrustProxy | undefined,
+): TrustProxySetting {
+  const warnings: string[] = [];
+  if (alias !== undefined) {
+    if (topLevel !== undefined && JSON.stringify(topLevel) !== JSON.stringify(alias)) {
+      throw new TypeError(
+        `trustProxy is ${JSON.stringify(topLevel)} and rateLimit.trustProxy (its deprecated alias) is ${JSON.stringify(alias)}: set the top-level trustProxy only`,
+      );
+    }
+    warnings.push(
+      'rateLimit.trustProxy is deprecated: use the top-level trustProxy, which also keys the WebSocket connection and subscription limits',
+    );
+  }
+  const trust = topLevel ?? alias ?? false;
+  if (trust === true) {
+    warnings.push(
+      'trustProxy is true: every hop is trusted and the client address is the leftmost X-Forwarded-For entry, which any client can write to get a fresh rate budget and connection share; only safe behind a proxy that overwrites X-Forwarded-For. Prefer a hop count or the proxy addresses',
+    );
+  }
+  return { trust, warnings };
 }

@@ -157,7 +157,8 @@ export class Dispatcher {
   /**
    * Refuses every call of a parsed body with one code (rate limited, shutting down) for
    * a transport that answers per message: each call gets it under its own id, so a
-   * client waiting on an id is not left waiting; notifications get nothing.
+   * client waiting on an id is not left waiting; notifications get nothing, alone or in
+   * a batch (JSON-RPC answers no notification).
    */
   refuseEach(
     body: unknown,
@@ -168,12 +169,11 @@ export class Dispatcher {
   ): string | undefined {
     const error = new RpcError(code, undefined, data).toJSON();
     const one = (call: unknown): string | undefined => {
-      this.finish(scope, '', code, 0, false);
-      return isObject(call) && !Object.hasOwn(call, 'id')
-        ? undefined
-        : errorJson(echoableId(call, exactIds), error);
+      const notification = isValidRequest(call, exactIds) && !Object.hasOwn(call, 'id');
+      this.finish(scope, '', code, 0, notification);
+      return notification ? undefined : errorJson(echoableId(call, exactIds), error);
     };
-    if (!Array.isArray(body) || body.length === 0) return one(body) ?? errorJson('null', error);
+    if (!Array.isArray(body) || body.length === 0) return one(body);
     const owed = body.map(one).filter((a): a is string => a !== undefined);
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
@@ -209,7 +209,7 @@ export class Dispatcher {
     const answer = new CallAnswer(this, call, policy, scope, exactIds, started);
     let result: string | Promise<string>;
     try {
-      result = this.invoke(answer.method(this.methods), call.params, scope, started);
+      result = this.invoke(answer.method(this.methods), call.params, scope, started, answer.notification);
     } catch (err) {
       return answer.failed(err);
     }
@@ -227,6 +227,7 @@ export class Dispatcher {
     rawParams: unknown,
     scope: CallScope,
     started: number,
+    notification: boolean,
   ): string | Promise<string> {
     const { definition } = method;
     const params = rawParams === undefined ? method.emptyParams() : rawParams;
@@ -237,7 +238,7 @@ export class Dispatcher {
         RpcError.of(ErrorCode.INVALID_PARAMS, { path: f.path, rule: f.rule, message: f.message })
       );
     }
-    const ctx = new Call(scope, definition.name, Date.now() + this.options.callDeadlineMs);
+    const ctx = new Call(scope, definition.name, Date.now() + this.options.callDeadlineMs, notification);
     const out = definition.handler(params as never, ctx);
     if (out instanceof Promise) {
       return this.withinDeadline(out, ctx, started).then((value: unknown) => this.resultJson(method, value));
@@ -310,7 +311,7 @@ type Answer = string | undefined;
  * kept for whichever of success or failure comes, synchronously or not.
  */
 class CallAnswer {
-  private readonly notification: boolean;
+  readonly notification: boolean;
   private readonly id: string;
   private readonly name: string;
   private found: CompiledMethod | undefined;

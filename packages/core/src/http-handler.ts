@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ApiKeys } from './api-keys.js';
+import { refusalData, type Admission, type Verdict } from './admission.js';
 import type { CallOrigin } from './call-context.js';
 import type { CallScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
@@ -19,7 +19,6 @@ import {
 } from './exchange.js';
 import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
-import { RateLimit } from './rate-limit.js';
 import { requestIdOf } from './request-id-header.js';
 import { validateOptions } from './validate-options.js';
 
@@ -45,31 +44,24 @@ const ROOT: DispatchTarget = { policy: { onlyMethod: undefined, errorNullWhereDe
 export interface HttpPolicy {
   readonly maxBodyBytes: number;
   readonly cors: Cors;
-  readonly apiKeys: ApiKeys;
-  readonly rateLimit: RateLimit | undefined;
+  /** Drain, rate limit and API keys: the service's one admission step. */
+  readonly admission: Admission;
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const ALLOW = 'POST, OPTIONS';
 
 /**
- * HTTP rules of the wire contract, over any transport: methods, content types, size
- * limit, CORS, request ids, API keys and rate limits, then dispatch. Every reply
- * carries a JSON-RPC body except 204s.
+ * HTTP rules of the wire contract, over any transport: methods, CORS and request ids, then
+ * the service's admission step (drain, rate limit, API key) before the body is read, then
+ * content type, size limit and dispatch. Every reply carries a JSON-RPC body except 204s.
  */
 export class HttpHandler {
-  private draining = false;
-
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly policy: HttpPolicy,
     private readonly log: Logger,
   ) {}
-
-  /** Stops taking new calls (graceful shutdown): later requests get 503 -32053. */
-  drain(): void {
-    this.draining = true;
-  }
 
   /** The dispatch target for a path below the mount, or undefined when the path is not an RPC endpoint. */
   target(path: string, mount: MountOptions): DispatchTarget | undefined {
@@ -112,20 +104,44 @@ export class HttpHandler {
     const refused = this.refuseByHeaders(ex, headers);
     if (refused !== undefined) return Promise.resolve(refused);
 
-    const scope = new RequestScope(ex, requestId, this.log);
-    if (ex.parsedBody !== undefined) {
-      return Promise.resolve(this.answerBody(ex, target, headers, scope, undefined));
-    }
-    // The one wait of a call whose handler answers synchronously: the body.
-    return this.bodyText(ex).then((text) => this.answerBody(ex, target, headers, scope, text));
+    const { admission } = this.policy;
+    const client = admission.clientAddress(ex.remoteAddress, ex.header('x-forwarded-for'));
+    const verdict = admission.admitRequest(client, {
+      authorization: ex.header('authorization'),
+      query: ex.query,
+    });
+    return verdict instanceof Promise
+      ? verdict.then((v) => this.admitted(ex, target, headers, requestId, client, v))
+      : Promise.resolve(this.admitted(ex, target, headers, requestId, client, verdict));
   }
 
-  /** Everything after the body was read; synchronous unless the rate limit or the handler waits. */
+  /** After admission: refused, or on to the content type and the body. */
+  private admitted(
+    ex: HttpExchange,
+    target: DispatchTarget,
+    headers: Record<string, string>,
+    requestId: string,
+    client: string,
+    verdict: Verdict,
+  ): HttpReply | Promise<HttpReply> {
+    if (verdict !== undefined) return refused(verdict, headers);
+    const contentType = ex.header('content-type');
+    if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+      return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
+    }
+    const scope = new RequestScope(ex, requestId, this.log);
+    if (ex.parsedBody !== undefined) return this.answerBody(ex, target, headers, scope, client, undefined);
+    // The one wait of a call whose handler answers synchronously: the body.
+    return this.bodyText(ex).then((text) => this.answerBody(ex, target, headers, scope, client, text));
+  }
+
+  /** Everything after the body was read; synchronous unless a batch's charge or the handler waits. */
   private answerBody(
     ex: HttpExchange,
     target: DispatchTarget,
     headers: Record<string, string>,
     scope: CallScope,
+    client: string,
     text: BodyText | undefined,
   ): HttpReply | Promise<HttpReply> {
     if (text === CLIENT_GONE) {
@@ -133,26 +149,19 @@ export class HttpHandler {
       this.log.debug({ reqId: scope.requestId }, 'client went away before its body was complete');
       return fail('INCOMPLETE_BODY', headers, 'incomplete body');
     }
-    const parsed = typeof text === 'string' ? parseBody(text) : undefined;
-    const body = text === undefined ? ex.parsedBody : parsed?.ok ? parsed.value : undefined;
-    const overLimit = text === BODY_TOO_LARGE || text === HOST_BODY_TOO_LARGE;
-    const answer = (): HttpReply | Promise<HttpReply> => {
-      if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
-      if (!parsed) return this.dispatchBody(body, target, headers, scope, undefined);
-      if (!parsed.ok) return json(200, headers, this.dispatcher.unparsable(scope));
-      return this.dispatchBody(body, target, headers, scope, parsed.exactIds);
-    };
-    const limit = this.policy.rateLimit;
-    if (limit === undefined) return answer();
-    // Every request is charged, whatever its body: garbage must not be free.
-    const points = RateLimit.pointsFor(body);
-    return limit
-      .retryAfter(limit.clientKey(ex.remoteAddress, ex.header('x-forwarded-for')), points, this.log)
-      .then((limited) => {
-        if (limited === undefined) return answer();
-        headers['retry-after'] = String(limited);
-        return closeIf(overLimit, headers, fail('RATE_LIMITED', headers, { retryAfterSeconds: limited }));
-      });
+    if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
+    const parsed = text === undefined ? undefined : parseBody(text);
+    if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
+    const body = parsed === undefined ? ex.parsedBody : parsed.value;
+    const exactIds = parsed?.exactIds;
+    // The message paid one point on admission; a batch pays for its other calls now.
+    const charged = this.policy.admission.chargeCalls(client, body);
+    if (charged === undefined) return this.dispatchBody(body, target, headers, scope, exactIds);
+    return charged instanceof Promise
+      ? charged.then((v) =>
+          v === undefined ? this.dispatchBody(body, target, headers, scope, exactIds) : refused(v, headers),
+        )
+      : refused(charged, headers);
   }
 
   private dispatchBody(
@@ -180,18 +189,6 @@ export class HttpHandler {
     if (ex.method !== 'POST') {
       headers['allow'] = ALLOW;
       return fail('METHOD_NOT_ALLOWED', headers, `HTTP method ${ex.method} is not allowed; use POST`);
-    }
-    if (this.draining) {
-      headers['connection'] = 'close';
-      return fail('SHUTTING_DOWN', headers);
-    }
-    const contentType = ex.header('content-type');
-    if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-      return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
-    }
-    if (this.policy.apiKeys.enabled && !this.policy.apiKeys.accepts(ex.header('authorization'), ex.query)) {
-      headers['www-authenticate'] = 'Bearer';
-      return fail('UNAUTHORIZED', headers);
     }
     return undefined;
   }
@@ -270,6 +267,14 @@ class RequestScope implements CallScope, GoneFollowers {
       for (const follow of followers.splice(0)) follow(reason);
     });
   }
+}
+
+/** A request the admission step refused, with the headers its status calls for. */
+function refused(verdict: NonNullable<Verdict>, headers: Record<string, string>): HttpReply {
+  if (verdict.why === 'SHUTTING_DOWN') headers['connection'] = 'close';
+  else if (verdict.why === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
+  else headers['retry-after'] = String(verdict.retryAfterSeconds);
+  return fail(verdict.why, headers, refusalData(verdict));
 }
 
 /** The body was not read to its end: close the connection after the reply, lingering first. */

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { clientAddressOf, type ClientAddressOf, type TrustProxy } from './client-address.js';
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -14,18 +13,11 @@ export interface RateLimitDecision {
  * in instead, with no other change.
  */
 export class RateLimit {
-  /** The budget's key: the client's address, as far as the trusted proxies tell. */
-  readonly clientKey: ClientAddressOf;
+  /** Budgets are keyed by client address (admission.ts says which, from trustProxy). */
+  constructor(private readonly limiter: RateLimiterAbstract) {}
 
-  constructor(
-    private readonly limiter: RateLimiterAbstract,
-    trustProxy: TrustProxy,
-  ) {
-    this.clientKey = clientAddressOf(trustProxy);
-  }
-
-  static inMemory(points: number, durationSeconds: number, trustProxy: TrustProxy): RateLimit {
-    return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }), trustProxy);
+  static inMemory(points: number, durationSeconds: number): RateLimit {
+    return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }));
   }
 
   async consume(key: string, points: number): Promise<RateLimitDecision> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { Admission, refusalData, type Refusal } from './admission.js';
 import { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call.js';
 import { CallLog } from './call-log.js';
@@ -17,17 +18,16 @@ import {
 } from './generated/schemas.js';
 import { errorJson } from './envelope.js';
 import { RpcError } from './errors.js';
-import { ErrorCode } from './codes.js';
 import { HttpHandler, type DispatchTarget, type MountOptions } from './http-handler.js';
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
-import { parseBody } from './exact-ids.js';
+import { parseBody, type ExactIds } from './exact-ids.js';
 import { createLogger } from './logger.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
 import { RateLimit } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
-import { clientAddressOf, type ClientAddressOf } from './client-address.js';
+import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
 import { validateOptions } from './validate-options.js';
@@ -57,7 +57,6 @@ export class Rpc {
   readonly access: AccessRules;
   /** Every connection's subscriptions: ids, totals and limits. */
   readonly subscriptions: SubscriptionRegistry;
-  private draining = false;
   private readonly started: Plugin[] = [];
   private starting: Promise<void> | undefined;
   /** True once the plugins started: the hot path checks one flag, not a promise. */
@@ -85,25 +84,30 @@ export class Rpc {
       validateResults: this.options.validateResults,
       callLog: new CallLog(this.options.callLog),
     });
-    const trustProxy = (rateLimit !== false && rateLimit?.trustProxy) || false;
-    this.access = {
-      cors: new Cors(this.options.cors),
-      apiKeys: new ApiKeys(this.options.apiKeys),
-      rateLimit: rateLimiter
-        ? new RateLimit(rateLimiter, trustProxy)
+    const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
+    for (const warning of trust.warnings) this.logger.warn(warning);
+    const clientAddress = clientAddressOf(trust.trust);
+    const admission = new Admission(
+      clientAddress,
+      rateLimiter
+        ? new RateLimit(rateLimiter)
         : rateLimit
-          ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds, trustProxy)
+          ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds)
           : undefined,
-      clientAddress: clientAddressOf(trustProxy),
-    };
-    this.http = new HttpHandler(
-      this.dispatcher,
-      { maxBodyBytes: limits.maxBodyBytes, ...this.access },
+      new ApiKeys(this.options.apiKeys),
       this.logger,
     );
-    const { maxSubscriptionsPerConnection, maxSubscriptions } = this.options.websocket;
+    this.access = { cors: new Cors(this.options.cors), admission, clientAddress };
+    this.http = new HttpHandler(
+      this.dispatcher,
+      { maxBodyBytes: limits.maxBodyBytes, cors: this.access.cors, admission },
+      this.logger,
+    );
+    const { maxSubscriptionsPerConnection, maxSubscriptionsPerClient, maxSubscriptions } =
+      this.options.websocket;
     this.subscriptions = new SubscriptionRegistry({
       perConnection: maxSubscriptionsPerConnection,
+      perClient: maxSubscriptionsPerClient,
       total: maxSubscriptions,
     });
   }
@@ -177,13 +181,12 @@ export class Rpc {
 
   /** Refuses new calls from now on (they get 503 -32053); calls under way finish. */
   drain(): void {
-    this.draining = true;
-    this.http.drain();
+    this.access.admission.drain();
   }
 
   /** True once drain() was called. */
   get isDraining(): boolean {
-    return this.draining;
+    return this.access.admission.isDraining;
   }
 
   /** Which endpoint a path below the mount is, or undefined when it is none of ours. */
@@ -217,11 +220,12 @@ export class Rpc {
   /**
    * Answers one JSON-RPC message from any transport (a WebSocket frame, a queue, a test):
    * the text of a call or a batch in, the response text out (undefined when nothing is
-   * owed). The root endpoint's rules apply (strict envelope, any method). After drain()
-   * every call is refused with -32053; with `scope.rateLimitKey` and rate limits
-   * configured, every call costs a point of that key's budget (-32051 past it). The
-   * connection-level rules (content type, API keys, origins) are the transport's, checked
-   * once per connection or request (see `access`). Never rejects.
+   * owed). The root endpoint's rules apply (strict envelope, any method). Every message
+   * is admitted before it is parsed (admission.ts): after drain() its calls are refused
+   * with -32053; with `scope.rateLimitKey` and rate limits configured, it costs a point of
+   * that key's budget whatever its body, a batch one per call (-32051 past it). A refused
+   * message of notifications only gets no answer. The connection-level rules (API keys,
+   * origins) are the transport's, checked once per connection (see `access`). Never rejects.
    */
   async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
     if (!this.running) await this.startedForCalls();
@@ -232,27 +236,41 @@ export class Rpc {
       clientGone: scope.signal,
       session: scope.session,
     };
+    const { admission } = this.access;
+    const client = scope.rateLimitKey;
+    const admitted = admission.admitMessage(client);
+    const refused = admitted instanceof Promise ? await admitted : admitted;
     const parsed = parseBody(body);
-    if (!parsed.ok) return this.dispatcher.unparsable(callScope);
-    const refused = await this.refusal(parsed.value, scope.rateLimitKey);
     if (refused !== undefined) {
-      return this.dispatcher.refuseEach(parsed.value, refused.code, refused.data, callScope, parsed.exactIds);
+      // Unread, its ids are unknown: one refusal with id null, as over HTTP.
+      if (!parsed.ok) return this.refuse(refused, callScope);
+      return this.refuseEach(parsed.value, refused, callScope, parsed.exactIds);
     }
+    if (!parsed.ok) return this.dispatcher.unparsable(callScope);
+    const charged = admission.chargeCalls(client, parsed.value);
+    const overBudget = charged instanceof Promise ? await charged : charged;
+    if (overBudget !== undefined)
+      return this.refuseEach(parsed.value, overBudget, callScope, parsed.exactIds);
     return this.dispatcher.dispatch(parsed.value, ROOT, callScope, parsed.exactIds);
   }
 
-  /** Why a message's calls are refused before dispatch: the server drains, or the client's budget is spent. */
-  private async refusal(
+  private refuse(refusal: Refusal, scope: CallScope): string {
+    return this.dispatcher.refuse(scope, HttpRefusal[refusal.why].code, refusalData(refusal));
+  }
+
+  private refuseEach(
     body: unknown,
-    key: string | undefined,
-  ): Promise<{ code: number; data?: unknown } | undefined> {
-    if (this.draining) return { code: ErrorCode.SHUTTING_DOWN };
-    const limit = this.access.rateLimit;
-    if (limit === undefined || key === undefined) return undefined;
-    const retryAfterSeconds = await limit.retryAfter(key, RateLimit.pointsFor(body), this.logger);
-    return retryAfterSeconds === undefined
-      ? undefined
-      : { code: ErrorCode.RATE_LIMITED, data: { retryAfterSeconds } };
+    refusal: Refusal,
+    scope: CallScope,
+    exactIds: ExactIds | undefined,
+  ): string | undefined {
+    return this.dispatcher.refuseEach(
+      body,
+      HttpRefusal[refusal.why].code,
+      refusalData(refusal),
+      scope,
+      exactIds,
+    );
   }
 
   /** Observes every call's outcome (metrics). Returns a function that stops observing. */
@@ -302,9 +320,9 @@ export interface DispatchScope {
 /** The access rules of the service, shared by every transport (HTTP, WebSocket). */
 export interface AccessRules {
   readonly cors: Cors;
-  readonly apiKeys: ApiKeys;
-  readonly rateLimit: RateLimit | undefined;
-  /** The client's address from the socket's peer and X-Forwarded-For, as rateLimit.trustProxy says. */
+  /** Drain, rate limit and API keys: the one step that admits or refuses a request or message. */
+  readonly admission: Admission;
+  /** The client's address from the socket's peer and X-Forwarded-For, as trustProxy says. */
   readonly clientAddress: ClientAddressOf;
 }
 

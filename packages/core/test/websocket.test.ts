@@ -305,8 +305,9 @@ describe('WebSocket access control and limits', () => {
     }
   });
 
-  it('rate limits charge every call of every message; a refused call gets -32051 under its own id', async () => {
-    const s = await serve({ rateLimit: { points: 3, durationSeconds: 60 }, plugins: [valuePlugin().plugin] });
+  it('rate limits charge the upgrade and every call of every message; a refused call gets -32051 under its own id', async () => {
+    // One point for the upgrade, two for the batch, one for the call.
+    const s = await serve({ rateLimit: { points: 4, durationSeconds: 60 }, plugins: [valuePlugin().plugin] });
     try {
       const c = await TestSocket.open(s.ws);
       c.send('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]');

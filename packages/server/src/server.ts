@@ -309,6 +309,7 @@ function buildRpc(config: ServerConfig, plugins: Plugin[], log: Logger, redis: S
       cors: config.cors,
       apiKeys: config.apiKeys,
       rateLimit: config.rateLimit,
+      ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
       // With Redis, one budget per client across every instance (per instance while Redis is down).
       rateLimiter: redis?.rateLimiter(config.rateLimit),
       validateResults: config.validateResults,
@@ -364,6 +365,7 @@ function logListening(
       redis: config.redis ? redactRedisUrl(config.redis.url) : false,
       apiKeyCount: config.apiKeys.length,
       rateLimit: config.rateLimit,
+      trustProxy: config.trustProxy,
     },
     `listening on ${url}`,
   );

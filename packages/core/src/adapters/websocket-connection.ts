@@ -42,7 +42,7 @@ export class SocketConnection {
     private readonly log: Logger,
   ) {
     this.origin = { remoteAddress: req.socket.remoteAddress, headers: req.headers };
-    this.session = rpc.subscriptions.session((text) => this.send(text), log);
+    this.session = rpc.subscriptions.session((text) => this.send(text), log, clientKey);
     ws.on('message', (data, isBinary) => this.receive(data, isBinary));
     ws.on('pong', () => (this.alive = true));
     // ws closes the socket itself after a protocol error (1009 too big, 1007 invalid UTF-8).

@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { refusalData, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
@@ -59,10 +60,21 @@ export class WebSocketTransport {
       if (!shared) refuse(socket, 'NO_SUCH_PATH', 'no WebSocket endpoint at this path');
       return;
     }
-    const clientKey = this.rpc.access.clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
-    const why = this.refusalOf(req, url.search, clientKey);
-    if (why !== undefined) return refuse(socket, why);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey));
+    if (this.closing !== undefined) return refuse(socket, 'SHUTTING_DOWN');
+    const { admission, clientAddress } = this.rpc.access;
+    const clientKey = clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
+    // The upgrade is a request like any other: admitted (and charged) by the service's one step.
+    const credentials = { authorization: header(req, 'authorization'), query: url.search.replace(/^\?/, '') };
+    const verdict = admission.admitRequest(clientKey, credentials);
+    const decide = (admitted: Verdict): void => {
+      if (socket.destroyed) return;
+      if (admitted !== undefined) return refuse(socket, admitted.why, refusalData(admitted));
+      const why = this.refusalOf(req, clientKey);
+      if (why !== undefined) return refuse(socket, why);
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey));
+    };
+    if (verdict instanceof Promise) verdict.then(decide).catch(() => socket.destroy());
+    else decide(verdict);
   }
 
   /**
@@ -87,13 +99,14 @@ export class WebSocketTransport {
     return pathname === `${this.mount}/` || (this.mount !== '' && pathname === this.mount);
   }
 
-  /** Why an upgrade is refused, in the order HTTP checks (draining, origin, key), then the connection limits. */
-  private refusalOf(req: IncomingMessage, query: string, clientKey: string): HttpRefusalName | undefined {
-    const { cors, apiKeys } = this.rpc.access;
-    if (this.closing !== undefined || this.rpc.isDraining) return 'SHUTTING_DOWN';
-    if (!cors.allowsSocket(header(req, 'origin'), header(req, 'host'))) return 'ORIGIN_NOT_ALLOWED';
-    if (apiKeys.enabled && !apiKeys.accepts(header(req, 'authorization'), query.replace(/^\?/, ''))) {
-      return 'UNAUTHORIZED';
+  /**
+   * Why an admitted upgrade (drain, rate limit, API key: admission.ts) is still refused:
+   * closing meanwhile, the page's origin, then the connection limits.
+   */
+  private refusalOf(req: IncomingMessage, clientKey: string): HttpRefusalName | undefined {
+    if (this.closing !== undefined) return 'SHUTTING_DOWN';
+    if (!this.rpc.access.cors.allowsSocket(header(req, 'origin'), header(req, 'host'))) {
+      return 'ORIGIN_NOT_ALLOWED';
     }
     const limits = this.rpc.options.websocket;
     if (this.connections.size >= limits.maxConnections) return 'TOO_MANY_CONNECTIONS';
@@ -169,7 +182,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
 function refuse(socket: Duplex, why: HttpRefusalName, data?: unknown): void {
   const { status, code } = HttpRefusal[why];
   const body = errorJson('null', RpcError.of(code, data).toJSON());
-  const extra = why === 'UNAUTHORIZED' ? 'WWW-Authenticate: Bearer\r\n' : '';
+  const retryAfter = (data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+  const extra =
+    why === 'UNAUTHORIZED'
+      ? 'WWW-Authenticate: Bearer\r\n'
+      : retryAfter === undefined
+        ? ''
+        : `Retry-After: ${retryAfter}\r\n`;
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,

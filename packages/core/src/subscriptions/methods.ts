@@ -39,6 +39,14 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
     paramsError: definition.paramsError,
     handler: (params, ctx) => {
       const session = sessionOf(ctx, definition.subscribe);
+      // A notification is answered nothing: its client could never learn the id to end it.
+      if (ctx instanceof Call && ctx.notification) {
+        throw new RpcError(
+          ErrorCode.INVALID_REQUEST,
+          undefined,
+          `${definition.subscribe} sent as a notification (no id) opens nothing: send it with an id to learn the subscription id`,
+        );
+      }
       definition.admit?.(params as never);
       return session.open(definition, params);
     },

@@ -6,6 +6,8 @@ import type { AnySubscriptionDefinition, SubscriptionSink } from './definition.j
 export interface SubscriptionLimits {
   /** Most live subscriptions on one connection. */
   readonly perConnection: number;
+  /** Most live subscriptions of one client address across its connections (default: no limit but `total`). */
+  readonly perClient?: number;
   /** Most live subscriptions on the whole service. */
   readonly total: number;
 }
@@ -15,6 +17,8 @@ export class SubscriptionRegistry {
   /** Ids increase across the service, as a Solana validator's do: an old id is never reused. */
   private nextId = 1;
   private live = 0;
+  /** Live subscriptions per client address; an address holding none has no entry. */
+  private readonly perClient = new Map<string, number>();
 
   constructor(readonly limits: SubscriptionLimits) {}
 
@@ -23,23 +27,41 @@ export class SubscriptionRegistry {
     return this.live;
   }
 
-  /** A table for one connection; `send` writes one message to its peer. */
-  session(send: (text: string) => void, log: Logger): SubscriptionSession {
-    return new SubscriptionSession(this, send, log);
+  /** Live subscriptions of one client address, on all its connections. */
+  activeOf(client: string): number {
+    return this.perClient.get(client) ?? 0;
+  }
+
+  /**
+   * A table for one connection; `send` writes one message to its peer. `client` is the
+   * peer's address (trustProxy), whose connections share the per-client limit.
+   */
+  session(send: (text: string) => void, log: Logger, client?: string): SubscriptionSession {
+    return new SubscriptionSession(this, send, log, client);
   }
 
   /** @internal */
-  take(): number {
-    if (this.live >= this.limits.total) {
-      throw RpcError.of(ErrorCode.TOO_MANY_SUBSCRIPTIONS, { limit: this.limits.total, per: 'server' });
+  take(client: string | undefined): number {
+    const { perClient = Infinity, total } = this.limits;
+    const held = client === undefined ? 0 : this.activeOf(client);
+    if (held >= perClient) {
+      throw RpcError.of(ErrorCode.TOO_MANY_SUBSCRIPTIONS, { limit: perClient, per: 'client' });
     }
+    if (this.live >= total) {
+      throw RpcError.of(ErrorCode.TOO_MANY_SUBSCRIPTIONS, { limit: total, per: 'server' });
+    }
+    if (client !== undefined) this.perClient.set(client, held + 1);
     this.live += 1;
     return this.nextId++;
   }
 
   /** @internal */
-  release(): void {
+  release(client: string | undefined): void {
     this.live -= 1;
+    if (client === undefined) return;
+    const left = this.activeOf(client) - 1;
+    if (left <= 0) this.perClient.delete(client);
+    else this.perClient.set(client, left);
   }
 }
 
@@ -88,6 +110,7 @@ export class SubscriptionSession {
     private readonly registry: SubscriptionRegistry,
     /** @internal */ readonly send: (text: string) => void,
     /** @internal */ readonly log: Logger,
+    private readonly client: string | undefined,
   ) {}
 
   get size(): number {
@@ -109,7 +132,7 @@ export class SubscriptionSession {
     if (this.live.size >= limit) {
       throw RpcError.of(ErrorCode.TOO_MANY_SUBSCRIPTIONS, { limit, per: 'connection' });
     }
-    const sub = new Live(this.registry.take(), definition, params, this);
+    const sub = new Live(this.registry.take(this.client), definition, params, this);
     this.live.set(sub.id, sub);
     return sub;
   }
@@ -149,7 +172,7 @@ export class SubscriptionSession {
     if (sub.ended) return;
     sub.ended = true;
     this.live.delete(sub.id);
-    this.registry.release();
+    this.registry.release(this.client);
     const stop = sub.stop;
     sub.stop = undefined;
     if (stop === undefined) return;

@@ -47,6 +47,15 @@ const OFF = /^(off|false|none)$/i;
 const flag = (value: string): boolean | string =>
   /^\s*(true|on|yes|1)\s*$/i.test(value) ? true : /^\s*(false|off|no|0)\s*$/i.test(value) ? false : value;
 
+/** true/false, a hop count, or a list of addresses, ranges and presets; anything else left for the schema to name. */
+function trustProxyOf(value: string): boolean | number | string | string[] {
+  const v = value.trim();
+  if (/^true$/i.test(v)) return true;
+  if (OFF.test(v)) return false;
+  const hops = integer(v);
+  return typeof hops === 'number' ? hops : list(v);
+}
+
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { name: 'HOST', key: '/host', format: 'an address, e.g. 0.0.0.0', apply: (c, v) => void (c.host = v) },
   {
@@ -153,6 +162,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
       const previous = isObject(c.rateLimit) ? c.rateLimit : {};
       c.rateLimit = m ? { ...previous, points: Number(m[1]), durationSeconds: Number(m[2]) } : v;
     },
+  },
+  {
+    name: 'ROLLUP_ROUTER_TRUST_PROXY',
+    key: '/trustProxy',
+    format:
+      'false, true (every hop: only behind a proxy that overwrites X-Forwarded-For), a hop count, or comma-separated proxy addresses, CIDR ranges and presets (loopback, linklocal, uniquelocal)',
+    apply: (c, v) => void (c.trustProxy = trustProxyOf(v)),
   },
   {
     name: 'ROLLUP_ROUTER_METRICS_TOKEN',
