@@ -94,21 +94,28 @@ function expectKitReadRefusal(
   return error;
 }
 
-/** A kit RPC whose transport keeps the raw error object of each answer (kit's SolanaError keeps only the message). */
-function kitWithRawErrors(url: string): {
-  rpc: ReturnType<typeof createSolanaRpcFromTransport>;
-  errors: { code: bigint; message: string; data?: Record<string, unknown> }[];
-} {
-  const errors: { code: bigint; message: string; data?: Record<string, unknown> }[] = [];
+/** The router's cause, thrown by a wrapped kit transport (docs/error-codes.md, "Reading data.code"). */
+class RouterError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** A kit RPC whose transport throws the router's cause: kit's SolanaError keeps only the message. */
+function kitReadingCauses(url: string) {
   const inner = createDefaultRpcTransport({ url });
   const transport = (async (request) => {
-    const response = await inner(request);
-    if (response !== null && typeof response === 'object' && 'error' in response) {
-      errors.push(response.error as (typeof errors)[number]);
-    }
+    const response = (await inner(request)) as { error?: { message: string; data?: { code?: bigint } } };
+    const cause = response.error?.data?.code;
+    if (cause !== undefined)
+      throw new RouterError(Number(cause), response.error!.message, response.error!.data!);
     return response;
   }) as RpcTransport;
-  return { rpc: createSolanaRpcFromTransport(transport), errors };
+  return createSolanaRpcFromTransport(transport);
 }
 
 /** What kit's development build throws for one getSignatureStatuses call. */
@@ -183,15 +190,16 @@ describe('clients read every error the router sends (kit development build, web3
       'JSON-RPC error: Internal JSON-RPC error (Upstream unreachable)',
     );
 
-    const raw = kitWithRawErrors(server.url);
-    const failed = await raw.rpc
+    const failed = await kitReadingCauses(server.url)
       .getSignatureStatuses([kitSignature(signature())])
       .send()
       .catch((err: unknown) => err);
-    expect(isSolanaError(failed)).to.equal(true);
-    // kit's transport reads every number in an answer as a bigint.
-    expect(raw.errors[0]!.data?.code).to.equal(-32061n);
-    expect(raw.errors[0]!.data?.upstreams).to.be.an('array').with.length(1);
+    expect(failed).to.be.instanceOf(RouterError);
+    expect((failed as RouterError).code).to.equal(-32061);
+    expect((failed as RouterError).message).to.equal('Upstream unreachable');
+    expect((failed as RouterError).data.upstreams)
+      .to.be.an('array')
+      .with.length(1);
 
     const web3Error = await web3CallFails(server.url);
     expect(web3Error).to.be.instanceOf(SolanaJSONRPCError);
