@@ -360,17 +360,21 @@ for (const adapter of adapters) {
         expect(logged, 'error line').to.not.equal(undefined);
         expect(JSON.stringify(logged)).to.include('secret detail').and.include('stack');
       });
-      it('an RpcError thrown on purpose reaches the caller as is', async () => {
+      it('an RpcError thrown on purpose reaches the caller with its message and data, its code in data.code', async () => {
         const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"refuses"}');
         expect(JSON.parse(r.text).error).to.deep.equal({
-          code: -32099,
+          code: -32603,
           message: 'custom refusal',
-          data: { why: 'test' },
+          data: { code: -32099, why: 'test' },
         });
       });
-      it('-32052 when a call passes its deadline', async () => {
+      it('-32052 (data.code of a -32603) when a call passes its deadline', async () => {
         const r = await post(`${server.url}/`, '{"jsonrpc":"2.0","id":1,"method":"slow"}');
-        expect(JSON.parse(r.text).error).to.deep.include({ code: -32052, message: 'Deadline exceeded' });
+        expect(JSON.parse(r.text).error).to.deep.include({
+          code: -32603,
+          message: 'Deadline exceeded',
+          data: { code: -32052, deadlineMs: 200 },
+        });
       });
     });
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ErrorInfo } from '@rollup-router/core';
 
 const root = path.resolve(import.meta.dirname, '..');
 const read = (file: string): string => readFileSync(path.join(root, file), 'utf8');
@@ -35,15 +34,6 @@ describe('README and docs/', () => {
 
   it('shows the two set-up commands', () => {
     expect(readme).to.include('npm ci && npm start').and.include('npm test');
-  });
-
-  it('docs/error-codes.md lists every error code of the codes table with its message', () => {
-    const table = read('docs/error-codes.md');
-    for (const [code, info] of Object.entries(ErrorInfo)) {
-      const rows = table.split('\n').filter((l) => l.startsWith(`| \`${code}\` |`));
-      expect(rows, `rows for ${code}`).to.not.deep.equal([]);
-      expect(rows.join('\n')).to.include(`\`${info.message}\``);
-    }
   });
 
   it('every relative link of the README and docs/ names a file that exists, and an anchor it has', () => {

@@ -31,7 +31,7 @@ describe('rollup-router serve: rate limit per client IP', function () {
     expect(limited.status).to.equal(429);
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).to.be.greaterThan(0).and.at.most(60);
-    expect((limited.json.error as { code: number }).code).to.equal(-32051);
+    expect((limited.json.error as { data: { code: number } }).data.code).to.equal(-32051);
   });
 });
 
@@ -59,14 +59,14 @@ describe('rollup-router serve: API keys', function () {
   it('a wrong key is HTTP 401 with -32050', async () => {
     const r = await rpc(`${served.server.base}/`, getRoutes, { authorization: 'Bearer not-the-right-key' });
     expect(r.status).to.equal(401);
-    expect((r.json.error as { code: number }).code).to.equal(-32050);
+    expect((r.json.error as { data: { code: number } }).data.code).to.equal(-32050);
     expect(r.json).not.to.have.property('result');
   });
 
   it('no key is HTTP 401 with -32050', async () => {
     const r = await rpc(`${served.server.base}/getRoutes`, getRoutes);
     expect(r.status).to.equal(401);
-    expect((r.json.error as { code: number }).code).to.equal(-32050);
+    expect((r.json.error as { data: { code: number } }).data.code).to.equal(-32050);
   });
 
   it('the key never reaches the log', () => {

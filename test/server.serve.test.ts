@@ -282,8 +282,8 @@ describe('rollup-router serve: readiness without a reachable upstream', function
       method: 'getSignatureStatuses',
       params: [[signature()]],
     });
-    const error = r.json.error as { code: number; message: string; data?: unknown };
-    expect(error.code).to.equal(-32061);
+    const error = r.json.error as { code: number; message: string; data: { code: number } };
+    expect(error.data.code).to.equal(-32061);
     expect(r.text).not.to.match(/at .*\.js:\d+/);
   });
 });

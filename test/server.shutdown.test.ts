@@ -243,9 +243,9 @@ describe('rollup-router serve: a keep-alive connection while draining', function
     expect(second).to.match(/^HTTP\/1\.1 503 /);
     expect(second).to.match(/\r\nconnection: close\r\n/i);
     const secondBody = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4)) as {
-      error: { code: number };
+      error: { code: number; data: { code: number } };
     };
-    expect(secondBody.error.code).to.equal(-32053);
+    expect(secondBody.error.data.code).to.equal(-32053);
     expect(await server.exited).to.equal(0);
   });
 });
@@ -340,7 +340,9 @@ describe('rollup-router serve: draining keeps listening', function () {
 
     const refused = await onNewConnection(`${server.base}/`, 'POST', call(3, early));
     expect(refused.status).to.equal(503);
-    expect((JSON.parse(refused.body) as { error: { code: number } }).error.code).to.equal(-32053);
+    expect((JSON.parse(refused.body) as { error: { data: { code: number } } }).error.data.code).to.equal(
+      -32053,
+    );
     const ready = await onNewConnection(`${server.base}/ready`, 'GET');
     expect(ready.status).to.equal(503);
     expect((JSON.parse(ready.body) as { reasons: string[] }).reasons).to.include('shutting down');
@@ -377,7 +379,9 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
         '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
       );
       expect(call.status).to.equal(503);
-      expect((JSON.parse(call.body) as { error: { code: number } }).error.code).to.equal(-32053);
+      expect((JSON.parse(call.body) as { error: { data: { code: number } } }).error.data.code).to.equal(
+        -32053,
+      );
       expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(503);
       server.signal('SIGTERM'); // a second signal does not wait out the delay
       expect(await server.exited).to.equal(1);

@@ -10,8 +10,9 @@ export interface RpcErrorObject {
 }
 
 /**
- * An error a handler throws on purpose: it reaches the caller as is. Anything else a
- * handler throws is a bug and becomes -32603 with nothing of it returned.
+ * An error a handler throws on purpose: it reaches the caller with its message and data
+ * (its code as it is when clients know it, else in `data.code`: envelope.ts wireError).
+ * Anything else a handler throws is a bug and becomes -32603 with nothing of it returned.
  */
 export class RpcError extends Error {
   readonly code: number;

@@ -1,4 +1,12 @@
-export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
+export {
+  CLIENT_FALLBACK_CODE,
+  clientsCanRead,
+  ErrorCode,
+  ErrorInfo,
+  SOLANA_CLIENT_CODES,
+  type ErrorCodeName,
+  type ErrorCodeValue,
+} from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './call-context.js';
 export { RawJson } from './raw-json.js';
@@ -31,7 +39,7 @@ export { explainFailure, schemaAt } from './explain-failure.js';
 export { textKey } from './text-key.js';
 export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';
-export type { EnvelopeStyle } from './envelope.js';
+export { wireError, type EnvelopeStyle } from './envelope.js';
 export type { BodyText, HttpExchange, HttpReply } from './exchange.js';
 export {
   BODY_CONSUMED,

@@ -13,7 +13,8 @@ interface RpcAnswer {
   error?: {
     code: number;
     message: string;
-    data?: { upstreams?: { url: string; cause: string; detail: string }[] };
+    /** The plugin's own code; on the wire the error's code is -32603, which clients know. */
+    data?: { code?: number; upstreams?: { url: string; cause: string; detail: string }[] };
   };
 }
 
@@ -117,7 +118,8 @@ describe('getSignatureStatuses: upstreams', () => {
         up!.statuses.set(randomSignature(), status('finalized', 1));
         await start({ upstreams: [{ url: up!.url }] });
         const answer = await ask(randomSignatures(2));
-        expect(answer.error?.code).to.equal(code);
+        expect(answer.error?.code).to.equal(-32603);
+        expect(answer.error?.data?.code).to.equal(code);
         expect(answer.error?.data?.upstreams).to.have.length(1);
         expect(answer.error?.data?.upstreams?.[0]).to.include({ url: up!.url, cause });
         expect(JSON.stringify(answer.error)).to.not.match(/\bat .*\(|node_modules|\/work\//);
@@ -130,7 +132,7 @@ describe('getSignatureStatuses: upstreams', () => {
       await standIns.pop()!.close(); // nothing listens there any more
       await start({ upstreams: [{ url }] });
       const answer = await ask([randomSignature()]);
-      expect(answer.error?.code).to.equal(-32061);
+      expect(answer.error?.data?.code).to.equal(-32061);
       expect(calls.map((c) => c.outcome)).to.deep.equal(['unreachable']);
       expect(answer.error?.data?.upstreams?.[0]?.detail).to.equal('ECONNREFUSED');
     });
@@ -142,7 +144,7 @@ describe('getSignatureStatuses: upstreams', () => {
       await start({ upstreams: [{ url: resetting!.url }, { url: hanging!.url, timeoutMs: 100 }] });
       const answer = await ask([randomSignature()]);
       // Mixed causes: a timeout is reported over an unreachable upstream.
-      expect(answer.error?.code).to.equal(-32060);
+      expect(answer.error?.data?.code).to.equal(-32060);
       expect(resetting!.requestCount).to.equal(2);
       expect(hanging!.requestCount).to.equal(1);
     });
@@ -159,7 +161,7 @@ describe('getSignatureStatuses: upstreams', () => {
     it('no upstream configured → -32063 for an unknown signature', async () => {
       await start({});
       const answer = await ask([randomSignature()]);
-      expect(answer.error?.code).to.equal(-32063);
+      expect(answer.error?.data?.code).to.equal(-32063);
     });
 
     it('hides the path and query of an upstream URL (API keys live there)', async () => {
