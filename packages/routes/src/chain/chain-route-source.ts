@@ -206,9 +206,10 @@ export class ChainRouteSource implements RouteSource {
       .getProgramAccounts(address(programId), { encoding: 'base64', commitment, withContext: true })
       .send({ abortSignal });
     const states = new Map<string, RecordState>();
-    for (const { pubkey, account } of value)
-      states.set(pubkey, this.stateOf(pubkey, account as ChainAccount));
+    for (const { pubkey, account } of value) states.set(pubkey, this.stateOf(account as ChainAccount));
     this.table.applyFullRead(states, context.slot);
+    for (const pubkey of this.skipped.keys()) if (!this.table.isLive(pubkey)) this.skipped.delete(pubkey);
+    for (const [pubkey, state] of states) if (this.table.isLive(pubkey)) this.noteSkipped(pubkey, state);
     this.reportRecords();
     const wasRead = this.everRead;
     this.everRead = true;
@@ -222,17 +223,25 @@ export class ChainRouteSource implements RouteSource {
 
   /** One account's new state, from a notification. */
   private apply(pubkey: string, account: ChainAccount | null, slot: bigint): void {
-    const state = this.stateOf(pubkey, account);
+    const state = this.stateOf(account);
     const applied = this.table.apply(pubkey, state, slot);
     this.reportRecords();
     if (!applied) return;
+    this.noteSkipped(pubkey, state);
     this.publish();
     if (state.kind === 'closed') this.unfollow(pubkey);
     else this.follow(pubkey, this.session.signal);
   }
 
-  private stateOf(pubkey: string, account: ChainAccount | null): RecordState {
-    const state = recordState(account, this.settings.programId, this.hooks.entryIssues);
+  private stateOf(account: ChainAccount | null): RecordState {
+    return recordState(account, this.settings.programId, this.hooks.entryIssues);
+  }
+
+  /**
+   * Warns once per record and reason about a record that cannot be listed. Only records
+   * followed are named: past maxRecords, a flood of bad records costs no log lines.
+   */
+  private noteSkipped(pubkey: string, state: RecordState): void {
     const reason = state.kind === 'unlisted' && state.skipped ? state.why : undefined;
     if (reason === undefined) this.skipped.delete(pubkey);
     else if (this.skipped.get(pubkey) !== reason) {
@@ -244,7 +253,6 @@ export class ChainRouteSource implements RouteSource {
           `registry record ${pubkey} skipped: ${reason}`,
         );
     }
-    return state;
   }
 
   /** accountSubscribe on a record: its changes, and its closing, which programSubscribe never reports. */
