@@ -6,20 +6,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KeyPairSigner } from '@solana/kit';
-import { RouteRegistry, type RouteEntry, type RoutesOptions } from '@rollup-router/routes';
+import {
+  RouteRegistry,
+  type ChainRecordsReport,
+  type RouteEntry,
+  type RoutesOptions,
+} from '@rollup-router/routes';
 import { memoryLog } from '@rollup-router/test-support/http';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import {
   CHAIN_URL,
   CHAIN_WS,
   fundedIdentity,
+  recordAddress,
   register,
+  registryRecordCount,
   syncStatus,
   unregister,
   validatorBIdentity,
   type RecordFields,
 } from '@rollup-router/test-support/mdp';
 import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
+import { ChainProxy } from '@rollup-router/test-support/chain-proxy';
 import { get, startCli, type ServerProcess } from './server.harness.js';
 
 // A confirmed change must show within 2 s: 200 looks 10 ms apart.
@@ -33,7 +41,7 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
   let bIdentity: string;
   const registered = new Set<KeyPairSigner>();
   const registries: RouteRegistry[] = [];
-  const proxies: TcpProxy[] = [];
+  const proxies: (TcpProxy | ChainProxy)[] = [];
   let logs: ReturnType<typeof memoryLog>;
 
   before(async function () {
@@ -231,6 +239,202 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     await waitFor(() => listed(registry, node.address), 'a registration by notification', WITHIN_2_S);
   });
 
+  async function chainProxy(): Promise<ChainProxy> {
+    const proxy = await ChainProxy.start();
+    proxies.push(proxy);
+    return proxy;
+  }
+
+  // The proxy stands in for a fault the real validator cannot be made to produce: one
+  // record's accountSubscribe refused while every other request is answered by A.
+  it("one record's failing accountSubscribe retries that record alone, with backoff; the others stay subscribed", async () => {
+    const proxy = await chainProxy();
+    const refused = await registered_({ addr: 'http://127.0.0.1:1/refused-subscribe' });
+    const other = await registered_({ addr: 'http://127.0.0.1:1/other' });
+    const refusedRecord = await recordAddress(refused.address);
+    let refusing = true;
+    proxy.refuseWs = (call) =>
+      refusing && call.method === 'accountSubscribe' && call.first === refusedRecord
+        ? { code: -32603, message: 'Internal error' }
+        : undefined;
+    const registry = await chainRegistry({}, { url: proxy.url(), wsUrl: proxy.wsUrl() });
+    expect(listed(registry, refused.address), 'listed from the full read').to.not.equal(undefined);
+    await waitFor(
+      () => proxy.wsCount('accountSubscribe', refusedRecord) >= 4,
+      'the refused record to be retried',
+      AFTER_RECONNECT,
+    );
+    expect(proxy.wsCount('programSubscribe'), 'the program subscription is not restarted').to.equal(1);
+    expect(proxy.httpCount('getProgramAccounts'), 'no full re-read').to.equal(1);
+    const others = proxy.wsCalls.filter((c) => c.method === 'accountSubscribe' && c.first !== refusedRecord);
+    const perRecord = new Map<unknown, number>();
+    for (const c of others) perRecord.set(c.first, (perRecord.get(c.first) ?? 0) + 1);
+    expect(perRecord.get(await recordAddress(other.address))).to.equal(1);
+    expect(
+      [...perRecord.values()].every((n) => n === 1),
+      'every other record subscribed once',
+    ).to.equal(true);
+
+    // Once its subscription is accepted, the record is followed live: its unregistration shows.
+    refusing = false;
+    const accepted = proxy.wsCount('accountSubscribe', refusedRecord) + 1;
+    await waitFor(
+      () => proxy.wsCount('accountSubscribe', refusedRecord) >= accepted,
+      'the next retry',
+      AFTER_RECONNECT,
+    );
+    await unregistered(refused);
+    await waitFor(() => !listed(registry, refused.address), 'the unregistration', WITHIN_2_S);
+    expect(proxy.wsCount('programSubscribe')).to.equal(1);
+    const failures = logs.lines
+      .filter((l) => l.account === refusedRecord && String(l.msg).startsWith('following registry record'))
+      .map((l) => l.failures as number);
+    expect(failures.length, 'logged').to.be.greaterThan(0);
+    expect(
+      failures.every((n) => (n & (n - 1)) === 0),
+      `logged at failures ${failures.join(', ')}`,
+    ).to.equal(true);
+  });
+
+  it('a full read answered late, at a slot before an unregistration, does not list the node again', async () => {
+    const proxy = await chainProxy();
+    const leaving = await registered_({ addr: 'http://127.0.0.1:1/late-read' });
+    const registry = await chainRegistry({}, { url: proxy.url(), wsUrl: proxy.wsUrl(), resyncMs: 1000 });
+    expect(listed(registry, leaving.address)).to.not.equal(undefined);
+    await waitFor(
+      () => logs.lines.some((l) => l.msg === 'chain registry following live'),
+      'live',
+      WITHIN_2_S,
+    );
+
+    // The next full read is answered by A at once (the record still there) but reaches
+    // the registry only after the unregistration and a newer read: a lagging RPC node.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    proxy.holdHttp = (call) => {
+      if (held || call.method !== 'getProgramAccounts') return undefined;
+      held = true;
+      return gate;
+    };
+    await waitFor(() => held, 'a full read held', AFTER_RECONNECT);
+    await unregistered(leaving);
+    await waitFor(() => !listed(registry, leaving.address), 'the unregistration', WITHIN_2_S);
+    const answered = () => proxy.httpAnswered.filter((m) => m === 'getProgramAccounts').length;
+    const before = answered();
+    await waitFor(() => answered() >= before + 2, 'two newer full reads', AFTER_RECONNECT);
+
+    const lists: (readonly RouteEntry[])[] = [];
+    registry.onChange((list) => lists.push(list));
+    release();
+    await waitFor(() => answered() >= before + 4, 'the late read and another one', AFTER_RECONNECT);
+    expect(lists.some((list) => list.some((e) => e.identity === leaving.address))).to.equal(false);
+    expect(listed(registry, leaving.address)).to.equal(undefined);
+  });
+
+  it('follows at most maxRecords: past it new records are not listed, one warning, and the nodes followed stay', async () => {
+    const proxy = await chainProxy();
+    const room = (await registryRecordCount()) + 1;
+    const registry = await chainRegistry(
+      {},
+      { url: proxy.url(), wsUrl: proxy.wsUrl(), maxRecords: room, resyncMs: 1000 },
+    );
+    const reports: ChainRecordsReport[] = [];
+    registry.onChainRecords((r) => reports.push(r));
+    const capWarnings = () =>
+      logs.lines.filter((l) => String(l.msg).includes('chain.maxRecords') && l.level === 40);
+
+    const kept = await registered_({ addr: 'http://127.0.0.1:1/kept' });
+    await waitFor(() => listed(registry, kept.address), 'the last record there is room for', WITHIN_2_S);
+    const flood = [
+      await registered_({ addr: 'http://127.0.0.1:1/flood-1' }),
+      await registered_({ addr: 'http://127.0.0.1:1/flood-2' }),
+    ];
+    await waitFor(() => reports.at(-1)?.notFollowed === 2, 'both new records left out', WITHIN_2_S);
+    expect(reports.at(-1)).to.include({ followed: room, maxRecords: room });
+    for (const f of flood) expect(listed(registry, f.address)).to.equal(undefined);
+    // Several full reads later: the nodes followed are still the same, and one warning in all.
+    const reads = proxy.httpCount('getProgramAccounts');
+    await waitFor(
+      () => proxy.httpCount('getProgramAccounts') >= reads + 2,
+      'two more full reads',
+      AFTER_RECONNECT,
+    );
+    expect(listed(registry, kept.address)).to.not.equal(undefined);
+    expect(listed(registry, bIdentity)).to.not.equal(undefined);
+    for (const f of flood) expect(listed(registry, f.address)).to.equal(undefined);
+    expect(capWarnings()).to.have.length(1);
+    // Logged when the cap was reached, at the first record left out.
+    expect(capWarnings()[0]).to.include({ notFollowed: 1, maxRecords: room, followed: room });
+    const subscribed = new Set(
+      proxy.wsCalls.filter((c) => c.method === 'accountSubscribe').map((c) => c.first),
+    );
+    for (const f of flood)
+      expect(subscribed.has(await recordAddress(f.address)), 'no subscription').to.equal(false);
+
+    // A node leaving makes room: the next full read takes one of the two.
+    await unregistered(kept);
+    await waitFor(
+      () => flood.filter((f) => listed(registry, f.address)).length === 1,
+      'one new record taken',
+      AFTER_RECONNECT,
+    );
+    expect(reports.at(-1)).to.include({ notFollowed: 1 });
+    expect(capWarnings()).to.have.length(1);
+    for (const f of flood) await unregistered(f);
+    await waitFor(() => reports.at(-1)?.notFollowed === 0, 'all records followed again', AFTER_RECONNECT);
+    expect(
+      logs.lines.some((l) => String(l.msg).startsWith('every chain registry record is followed again')),
+    ).to.equal(true);
+  });
+
+  describe('a chain URL with user:password@ (a provider gateway asking for Basic auth)', () => {
+    const PASSWORD = 's3cret-pass';
+    const CREDENTIALS = `reader:${PASSWORD}`;
+
+    it('works: Basic auth on every HTTP request and on the websocket upgrade, followed live', async () => {
+      const proxy = await chainProxy();
+      proxy.basicAuth = CREDENTIALS;
+      const registry = await chainRegistry(
+        {},
+        { url: proxy.url(CREDENTIALS), wsUrl: proxy.wsUrl(CREDENTIALS) },
+      );
+      expect(registry.readiness()).to.deep.equal({ ready: true });
+      expect(listed(registry, bIdentity)).to.not.equal(undefined);
+      await waitFor(
+        () => logs.lines.some((l) => l.msg === 'chain registry following live'),
+        'live',
+        AFTER_RECONNECT,
+      );
+      const node = await registered_({ addr: 'http://127.0.0.1:1/behind-basic-auth' });
+      await waitFor(() => listed(registry, node.address), 'a registration by notification', WITHIN_2_S);
+      expect(proxy.unauthorized).to.equal(0);
+      expect(proxy.wsCount('programSubscribe')).to.equal(1);
+      expect(JSON.stringify(logs.lines)).to.not.include(PASSWORD);
+    });
+
+    it('refused: not ready, saying why, and the password is in neither the reason nor the log', async () => {
+      const proxy = await chainProxy();
+      proxy.basicAuth = 'reader:the-right-one';
+      const registry = await chainRegistry(
+        {},
+        { url: proxy.url(CREDENTIALS), wsUrl: proxy.wsUrl(CREDENTIALS) },
+      );
+      const readiness = registry.readiness() as { ready: boolean; reason: string };
+      expect(readiness.ready).to.equal(false);
+      expect(readiness.reason).to.match(/401/);
+      expect(readiness.reason).to.include('http://127.0.0.1:');
+      expect(readiness.reason).to.not.include(PASSWORD);
+      expect(proxy.unauthorized).to.be.greaterThan(0);
+      await waitFor(
+        () => logs.lines.some((l) => String(l.msg).startsWith('the chain registry is unreachable')),
+        'the warning',
+        AFTER_RECONNECT,
+      );
+      expect(JSON.stringify(logs.lines)).to.not.include(PASSWORD);
+    });
+  });
+
   describe('the reference server with the chain down at start', () => {
     let server: ServerProcess | undefined;
     let dir: string;
@@ -271,6 +475,71 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
         body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
       }).then((r) => r.json() as Promise<{ result: RouteEntry[] }>);
       expect(routes.result.map((e) => e.identity)).to.include(bIdentity);
+    });
+
+    it('reports the cap in /metrics and warns once in the log when records are left out', async () => {
+      const count = await registryRecordCount();
+      dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
+      const config = join(dir, 'config.json');
+      const chain = { url: CHAIN_URL, maxRecords: count };
+      writeFileSync(
+        config,
+        JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),
+      );
+      server = await startCli(['--config', config, '--port', '0']);
+      const metric = async (name: string): Promise<number | undefined> => {
+        const text = (await get(`${server!.base}/metrics`)).text;
+        const line = text.split('\n').find((l) => l.startsWith(`rollup_router_${name} `));
+        return line === undefined ? undefined : Number(line.split(' ')[1]);
+      };
+      expect(await metric('chain_records_followed')).to.equal(count);
+      expect(await metric('chain_records_not_followed')).to.equal(0);
+      const left = await registered_({ addr: 'http://127.0.0.1:1/left-out' });
+      await waitFor(async () => (await metric('chain_records_not_followed')) === 1, 'the metric', WITHIN_2_S);
+      const capWarnings = () => server!.logs().filter((l) => String(l.msg).includes('chain.maxRecords'));
+      await waitFor(() => capWarnings().length > 0, 'the warning', WITHIN_2_S);
+      const warnings = capWarnings();
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.include({ level: 40, notFollowed: 1, maxRecords: count });
+      await unregistered(left);
+    });
+
+    it('with user:password@ in the chain URL, reads through Basic auth; /ready and the log never show the password', async () => {
+      const password = 'pa55-in-the-url';
+      const proxy = await chainProxy();
+      proxy.basicAuth = `reader:${password}`;
+      dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
+      const config = join(dir, 'config.json');
+      const chain = { url: proxy.url(`reader:${password}`), wsUrl: proxy.wsUrl(`reader:${password}`) };
+      writeFileSync(
+        config,
+        JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),
+      );
+      server = await startCli(['--config', config, '--port', '0']);
+      await waitFor(
+        async () => (await get(`${server!.base}/ready`)).status === 200,
+        'ready',
+        AFTER_RECONNECT,
+      );
+      const ready = await get(`${server.base}/ready`);
+      expect(ready.text).to.not.include(password);
+      expect(proxy.unauthorized).to.equal(0);
+
+      // Wrong credentials: not ready, and still no password anywhere.
+      proxy.basicAuth = 'reader:changed';
+      await server.kill();
+      server = await startCli(['--config', config, '--port', '0']);
+      const notReady = await get(`${server.base}/ready`);
+      expect(notReady.status).to.equal(503);
+      expect(notReady.text).to.match(/401/);
+      expect(notReady.text).to.include(`http://127.0.0.1:${proxy.port}/…`);
+      expect(notReady.text).to.not.include(password);
+      await waitFor(
+        () => server!.output().includes('the chain registry is unreachable'),
+        'the warning in the log',
+        AFTER_RECONNECT,
+      );
+      expect(server.output()).to.not.include(password);
     });
   });
 });

@@ -65,6 +65,27 @@ describe('rollup-router CLI: arguments and config checking', function () {
     expect((effective.limits as Record<string, unknown>).maxBatchLength).to.be.a('number');
   });
 
+  it('check-config shows the chain URLs redacted: no user info, no key in the path', async () => {
+    const file = writeJson(join(tmp.dir, 'chain.json'), {
+      routes: {
+        chain: {
+          url: 'https://reader:pw-in-url@rpc.example.invalid/path-key',
+          wsUrl: 'wss://reader:pw-in-ws-url@rpc.example.invalid/path-key',
+        },
+      },
+    });
+    const r = await runCli(['check-config', file]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).not.to.match(/pw-in|path-key/);
+    const effective = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as {
+      routes: { chain: { url: string; wsUrl: string } };
+    };
+    expect(effective.routes.chain).to.include({
+      url: 'https://rpc.example.invalid/…',
+      wsUrl: 'wss://rpc.example.invalid/…',
+    });
+  });
+
   it('check-config reads YAML', async () => {
     const file = join(tmp.dir, 'config.yaml');
     writeFileSync(file, 'port: 9001\nstatuses:\n  upstreams:\n    - url: http://127.0.0.1:17799\n');

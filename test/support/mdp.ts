@@ -137,3 +137,15 @@ export async function validatorBIdentity(): Promise<string> {
   });
   return ((await res.json()) as { result: { identity: string } }).result.identity;
 }
+
+/** How many accounts the Magic Domain Program holds on A right now (records of any status). */
+export async function registryRecordCount(): Promise<number> {
+  const accounts = await rpc
+    .getProgramAccounts(MDP, {
+      encoding: 'base64',
+      dataSlice: { offset: 0, length: 0 },
+      commitment: 'confirmed',
+    })
+    .send();
+  return accounts.length;
+}

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Pool } from 'undici';
+import { basicAuthorization } from './url-credentials.js';
 
 /** Where one URL's requests go. */
 export interface Endpoint {
@@ -63,13 +64,7 @@ export class EndpointPools {
         ...(keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: keepAliveTimeoutMs }),
       }),
       path: `${u.pathname || '/'}${u.search}`,
-      authorization: u.username === '' ? undefined : basicAuthorization(u),
+      authorization: basicAuthorization(u),
     };
   }
-}
-
-/** RFC 7617: `user:password`, percent-decoded from the URL, UTF-8, base64. */
-function basicAuthorization(u: URL): string {
-  const credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
-  return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 }

@@ -21,6 +21,7 @@ export {
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
 export { redactUrl } from './redact-url.js';
+export { basicAuthorization, withoutCredentials } from './url-credentials.js';
 export { inSchemaOrder } from './schema-order.js';
 export {
   defineMethod,

@@ -7,7 +7,8 @@
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    const hidden = (u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.username !== '';
+    const hidden =
+      (u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.username !== '' || u.password !== '';
     return hidden ? `${u.origin}/…` : u.origin;
   } catch {
     return '(invalid URL)';

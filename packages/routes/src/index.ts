@@ -26,3 +26,4 @@ export {
   type ErStatus,
 } from './chain/er-record-codec.js';
 export { deriveWsUrl } from './chain/ws-url.js';
+export type { ChainRecordsReport } from './chain/chain-route-source.js';

@@ -14,7 +14,7 @@ import {
   type RoutesPluginOptions,
   type RoutesPluginOptionsResolved,
 } from './generated/schemas.js';
-import { ChainRouteSource } from './chain/chain-route-source.js';
+import { ChainRouteSource, type ChainRecordsReport } from './chain/chain-route-source.js';
 import { deriveWsUrl } from './chain/ws-url.js';
 import { HealthChecker } from './health/health-checker.js';
 import type { ProbeOutcome } from './health/probe.js';
@@ -88,6 +88,7 @@ export class RouteRegistry {
   private current: RoutesSnapshot = emptySnapshot();
   private readonly changeListeners = new Set<Listener<readonly RouteEntry[]>>();
   private readonly probeListeners = new Set<Listener<ProbeReport>>();
+  private readonly chainRecordsListeners = new Set<Listener<ChainRecordsReport>>();
   private queue: Promise<unknown> = Promise.resolve();
   private log: Logger | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
@@ -115,7 +116,12 @@ export class RouteRegistry {
     const chain = this.options.chain;
     if (chain) {
       const settings = { ...chain, wsUrl: chain.wsUrl ?? deriveWsUrl(chain.url) };
-      const hooks = { entryIssues: (e: RouteEntry) => this.listCheck.entryIssues(e), log: () => this.log };
+      const hooks = {
+        entryIssues: (e: RouteEntry) => this.listCheck.entryIssues(e),
+        log: () => this.log,
+        records: (report: ChainRecordsReport) =>
+          emitGuarded(this.chainRecordsListeners, report, this.log, 'route registry chain records listener'),
+      };
       this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], yields: true });
     }
     const health = this.options.health;
@@ -205,6 +211,15 @@ export class RouteRegistry {
   onProbe(listener: Listener<ProbeReport>): () => void {
     this.probeListeners.add(listener);
     return () => this.probeListeners.delete(listener);
+  }
+
+  /**
+   * Called when the number of chain registry records followed, or left out past
+   * chain.maxRecords, changes (metrics). Returns a function that unsubscribes.
+   */
+  onChainRecords(listener: Listener<ChainRecordsReport>): () => void {
+    this.chainRecordsListeners.add(listener);
+    return () => this.chainRecordsListeners.delete(listener);
   }
 
   /** The sources whose identities must be unique among themselves (all but the chain). */

@@ -80,4 +80,16 @@ describe('websocket URL derived from the RPC URL', () => {
     );
     expect(deriveWsUrl('http://[::1]:8899/')).to.equal('ws://[::1]:8900/');
   });
+
+  it('keeps user info for the same host, and its `:` is no port', () => {
+    expect(deriveWsUrl('http://reader:s3cret@127.0.0.1:17799')).to.equal(
+      'ws://reader:s3cret@127.0.0.1:17800',
+    );
+    expect(deriveWsUrl('https://reader:8443@rpc.example.com/k')).to.equal(
+      'wss://reader:8443@rpc.example.com/k',
+    );
+    expect(deriveWsUrl('https://a%40b:p@ss@rpc.example.com:8443')).to.equal(
+      'wss://a%40b:p@ss@rpc.example.com:8444',
+    );
+  });
 });

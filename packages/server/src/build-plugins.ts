@@ -24,7 +24,10 @@ export function buildPlugins(
   redis?: Redis,
 ): ServerPlugins {
   const routes = routesPlugin(routesOptions(config.routes));
-  if (metrics) routes.registry.onProbe(metrics.observeProbe);
+  if (metrics) {
+    routes.registry.onProbe(metrics.observeProbe);
+    routes.registry.onChainRecords(metrics.observeChainRecords);
+  }
   const statuses = signatureStatusesPlugin({
     ...config.statuses,
     redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },

@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { address, createSolanaRpc, createSolanaRpcSubscriptions, type Commitment } from '@solana/kit';
-import { redactUrl, type PluginContext } from '@rollup-router/core';
+import { address, createSolanaRpc, type Commitment } from '@solana/kit';
+import { redactUrl, withoutCredentials, type PluginContext } from '@rollup-router/core';
 import type { EntryIssue } from '../check-route-list.js';
 import type { RouteEntry } from '../generated/schemas.js';
 import type { RouteSource, SourceReadiness } from '../sources/route-source.js';
 import { RecordTable, type RecordState } from './record-table.js';
 import { recordState, type ChainAccount } from './record-state.js';
 import { retryDelayMs, shouldLog } from './retry.js';
+import { createChainSubscriptions } from './websocket-channel.js';
 
 type Logger = PluginContext['log'];
 
@@ -16,12 +17,24 @@ export interface ChainSourceSettings {
   readonly programId: string;
   readonly commitment: Commitment;
   readonly resyncMs: number;
+  readonly maxRecords: number;
+}
+
+/** How many registry records are followed, and how many are not for want of room. */
+export interface ChainRecordsReport {
+  readonly source: string;
+  readonly maxRecords: number;
+  readonly followed: number;
+  /** Existing records not followed because maxRecords are; 0 while under the cap. */
+  readonly notFollowed: number;
 }
 
 export interface ChainSourceHooks {
   /** The route-entry schema's verdict on an entry (https only unless allowInsecure). */
   readonly entryIssues: (entry: RouteEntry) => readonly EntryIssue[];
   readonly log: () => Logger | undefined;
+  /** Told whenever the number of records followed or not followed changes (metrics). */
+  readonly records?: (report: ChainRecordsReport) => void;
 }
 
 /** A request or subscription that does not answer within this time counts as a failure. */
@@ -50,7 +63,7 @@ export class ChainRouteSource implements RouteSource {
   readonly name: string;
   private readonly rpc;
   private readonly subscriptions;
-  private readonly table = new RecordTable();
+  private readonly table: RecordTable;
   private readonly followed = new Map<string, AbortController>();
   private readonly skipped = new Map<string, string>();
   private readonly stopping = new AbortController();
@@ -65,6 +78,9 @@ export class ChainRouteSource implements RouteSource {
    */
   private sessionLive = false;
   private lastError: string | undefined;
+  private lastReport: ChainRecordsReport | undefined;
+  /** The configured URLs, exactly as written (with any credentials), for scrubbing messages. */
+  private readonly secrets: readonly string[];
   private firstAttempt: Promise<void>;
   private settleFirstAttempt!: () => void;
 
@@ -73,8 +89,14 @@ export class ChainRouteSource implements RouteSource {
     private readonly hooks: ChainSourceHooks,
   ) {
     this.name = `chain registry ${settings.programId} at ${redactUrl(settings.url)}`;
-    this.rpc = createSolanaRpc(settings.url);
-    this.subscriptions = createSolanaRpcSubscriptions(settings.wsUrl);
+    this.table = new RecordTable({ maxRecords: settings.maxRecords });
+    // fetch refuses a URL with user info: it goes as a Basic Authorization header instead.
+    const { url, authorization } = withoutCredentials(settings.url);
+    this.rpc = createSolanaRpc(url, authorization === undefined ? {} : { headers: { authorization } });
+    this.subscriptions = createChainSubscriptions(settings.wsUrl, REQUEST_TIMEOUT_MS);
+    this.secrets = [settings.url, url, settings.wsUrl, withoutCredentials(settings.wsUrl).url]
+      .filter((u) => u !== redactUrl(u))
+      .sort((a, b) => b.length - a.length);
     this.firstAttempt = new Promise((resolve) => (this.settleFirstAttempt = resolve));
   }
 
@@ -120,7 +142,7 @@ export class ChainRouteSource implements RouteSource {
   }
 
   private onFailure(err: unknown, failures: number): void {
-    const message = err instanceof Error ? err.message : String(err ?? 'the websocket closed');
+    const message = err === undefined ? 'the websocket closed' : this.describe(err);
     this.lastError = message;
     this.settleFirstAttempt();
     if (!shouldLog(failures)) return;
@@ -172,9 +194,7 @@ export class ChainRouteSource implements RouteSource {
     try {
       await this.fullRead(session);
     } catch (err) {
-      this.hooks
-        .log()
-        ?.warn({ source: this.name, err: (err as Error).message }, 'chain registry resync failed');
+      this.hooks.log()?.warn({ source: this.name, err: this.describe(err) }, 'chain registry resync failed');
     }
   }
 
@@ -186,9 +206,11 @@ export class ChainRouteSource implements RouteSource {
       .getProgramAccounts(address(programId), { encoding: 'base64', commitment, withContext: true })
       .send({ abortSignal });
     const states = new Map<string, RecordState>();
-    for (const { pubkey, account } of value)
-      states.set(pubkey, this.stateOf(pubkey, account as ChainAccount));
+    for (const { pubkey, account } of value) states.set(pubkey, this.stateOf(account as ChainAccount));
     this.table.applyFullRead(states, context.slot);
+    for (const pubkey of this.skipped.keys()) if (!this.table.isLive(pubkey)) this.skipped.delete(pubkey);
+    for (const [pubkey, state] of states) if (this.table.isLive(pubkey)) this.noteSkipped(pubkey, state);
+    this.reportRecords();
     const wasRead = this.everRead;
     this.everRead = true;
     this.lastError = undefined;
@@ -201,15 +223,25 @@ export class ChainRouteSource implements RouteSource {
 
   /** One account's new state, from a notification. */
   private apply(pubkey: string, account: ChainAccount | null, slot: bigint): void {
-    const state = this.stateOf(pubkey, account);
-    if (!this.table.apply(pubkey, state, slot)) return;
+    const state = this.stateOf(account);
+    const applied = this.table.apply(pubkey, state, slot);
+    this.reportRecords();
+    if (!applied) return;
+    this.noteSkipped(pubkey, state);
     this.publish();
     if (state.kind === 'closed') this.unfollow(pubkey);
     else this.follow(pubkey, this.session.signal);
   }
 
-  private stateOf(pubkey: string, account: ChainAccount | null): RecordState {
-    const state = recordState(account, this.settings.programId, this.hooks.entryIssues);
+  private stateOf(account: ChainAccount | null): RecordState {
+    return recordState(account, this.settings.programId, this.hooks.entryIssues);
+  }
+
+  /**
+   * Warns once per record and reason about a record that cannot be listed. Only records
+   * followed are named: past maxRecords, a flood of bad records costs no log lines.
+   */
+  private noteSkipped(pubkey: string, state: RecordState): void {
     const reason = state.kind === 'unlisted' && state.skipped ? state.why : undefined;
     if (reason === undefined) this.skipped.delete(pubkey);
     else if (this.skipped.get(pubkey) !== reason) {
@@ -221,7 +253,6 @@ export class ChainRouteSource implements RouteSource {
           `registry record ${pubkey} skipped: ${reason}`,
         );
     }
-    return state;
   }
 
   /** accountSubscribe on a record: its changes, and its closing, which programSubscribe never reports. */
@@ -229,31 +260,51 @@ export class ChainRouteSource implements RouteSource {
     if (this.followed.has(pubkey) || session.aborted) return;
     const own = new AbortController();
     this.followed.set(pubkey, own);
-    const abortSignal = AbortSignal.any([session, own.signal]);
+    void this.followRecord(pubkey, AbortSignal.any([session, own.signal]));
+  }
+
+  /**
+   * Follows one record until unfollowed or the session ends. A failure of this record's
+   * subscription or read is retried for this record alone, with backoff: the others keep
+   * their subscriptions. A dead connection also ends the program subscription, and with
+   * it the session, which starts everything over once.
+   */
+  private async followRecord(pubkey: string, following: AbortSignal): Promise<void> {
     const { commitment } = this.settings;
-    const follow = async (): Promise<void> => {
-      const stream = await timeout(
-        this.subscriptions
-          .accountNotifications(address(pubkey), { encoding: 'base64', commitment })
-          .subscribe({ abortSignal }),
-        'accountSubscribe',
-      );
-      // A change between the notification that made us follow and this subscription taking
-      // effect (an Unregister right after a Register) would otherwise wait for the resync.
-      await this.readAccount(pubkey, abortSignal);
-      for await (const n of stream) this.apply(pubkey, n.value as ChainAccount | null, n.context.slot);
-    };
-    follow().catch((err: unknown) => {
-      // A subscription that fails on its own means the connection is unwell: start over.
-      if (abortSignal.aborted) return;
-      this.hooks
-        .log()
-        ?.debug(
-          { source: this.name, account: pubkey, err: (err as Error).message },
-          'accountSubscribe failed',
+    let failures = 0;
+    while (!following.aborted) {
+      // Each attempt ends its own subscription: kit coalesces identical subscriptions and
+      // keeps a failed one cached while anyone still holds it, so a retry under the same
+      // signal would get the same failure back without asking the node again.
+      const attempt = new AbortController();
+      const abortSignal = AbortSignal.any([following, attempt.signal]);
+      let live = false;
+      try {
+        const stream = await timeout(
+          this.subscriptions
+            .accountNotifications(address(pubkey), { encoding: 'base64', commitment })
+            .subscribe({ abortSignal }),
+          'accountSubscribe',
         );
-      this.session.abort();
-    });
+        // A change between the notification that made us follow and this subscription taking
+        // effect (an Unregister right after a Register) would otherwise wait for the resync.
+        await this.readAccount(pubkey, abortSignal);
+        live = true;
+        for await (const n of stream) this.apply(pubkey, n.value as ChainAccount | null, n.context.slot);
+        if (following.aborted) return;
+        throw new Error('accountSubscribe ended');
+      } catch (err) {
+        if (following.aborted) return;
+        failures = live ? 1 : failures + 1;
+        const retryInMs = retryDelayMs(failures);
+        const fields = { source: this.name, account: pubkey, err: this.describe(err), failures, retryInMs };
+        if (shouldLog(failures)) this.hooks.log()?.warn(fields, `following registry record ${pubkey} failed`);
+        attempt.abort();
+        await sleep(retryInMs, undefined, { signal: following }).catch(() => undefined);
+      } finally {
+        attempt.abort();
+      }
+    }
   }
 
   private async readAccount(pubkey: string, session: AbortSignal): Promise<void> {
@@ -271,6 +322,44 @@ export class ChainRouteSource implements RouteSource {
 
   private unfollowAll(): void {
     for (const pubkey of [...this.followed.keys()]) this.unfollow(pubkey);
+  }
+
+  /**
+   * An error's message fit for logs and the public /ready: the configured URLs, which
+   * may carry credentials or API keys, shown redacted wherever they appear.
+   */
+  private describe(err: unknown): string {
+    let message = err instanceof Error ? err.message : String(err);
+    for (const secret of this.secrets) message = message.replaceAll(secret, redactUrl(secret));
+    return message;
+  }
+
+  /**
+   * Tells the hook when the numbers change; warns once when records start to be left
+   * out for want of room (not per record, not per read), and says when all fit again.
+   */
+  private reportRecords(): void {
+    const { maxRecords } = this.settings;
+    const report = {
+      source: this.name,
+      maxRecords,
+      followed: this.table.followed(),
+      notFollowed: this.table.notFollowed(),
+    };
+    const last = this.lastReport;
+    if (last?.followed === report.followed && last.notFollowed === report.notFollowed) return;
+    this.lastReport = report;
+    const log = this.hooks.log();
+    if (report.notFollowed > 0 && !(last && last.notFollowed > 0)) {
+      log?.warn(
+        report,
+        `the chain registry has more records than chain.maxRecords (${maxRecords}): ${report.notFollowed} not followed, ` +
+          'new ones are not listed until there is room; raise chain.maxRecords or list your nodes in routes or file',
+      );
+    } else if (report.notFollowed === 0 && last && last.notFollowed > 0) {
+      log?.info(report, `every chain registry record is followed again (chain.maxRecords ${maxRecords})`);
+    }
+    this.hooks.records?.(report);
   }
 
   /** Tells the registry only when the listed nodes changed. */

@@ -14,34 +14,84 @@ interface Row {
   readonly slot: bigint;
 }
 
+export interface RecordTableLimits {
+  /** Records followed at most (each costs a subscription, a probe loop, a metrics label). */
+  readonly maxRecords: number;
+  /** Removals remembered at most; past it the oldest is forgotten (see `forgottenBelow`). */
+  readonly maxRemovals: number;
+}
+
+const DEFAULT_LIMITS: RecordTableLimits = { maxRecords: Number.MAX_SAFE_INTEGER, maxRemovals: 4096 };
+
 /**
  * The registry's accounts by address, each with the slot it was last read at. A full
  * read and the live notifications race (a notification can arrive before the read that
- * started earlier answers); ordering by slot makes the latest state win whatever the
- * arrival order, and a closed account is remembered until a full read at a later slot
- * has also not seen it.
+ * started earlier answers, and a read can be answered by a node that lags); ordering by
+ * slot makes the latest state win whatever the arrival order.
+ *
+ * A removal (a closing notification, or a full read that no longer lists a record) is
+ * remembered with its slot, so that older information, a late read above all, cannot
+ * list the node again. Removals are bounded: the oldest is forgotten, and from then on
+ * any information about an account the table does not hold that is older than the
+ * forgotten removal is ignored (it only delays a record that a newer read brings).
+ *
+ * Registering a record needs no permission, so at most `maxRecords` are followed. The
+ * records followed stay followed while they exist; a new one is taken only while there
+ * is room, so a flood of registrations never evicts a node already followed. When a full
+ * read offers more new records than there is room for, Active records with a valid entry
+ * come first, then the lowest addresses: the same chain gives the same choice.
  */
 export class RecordTable {
-  private rows = new Map<string, Row>();
+  private readonly rows = new Map<string, Row>();
+  /** Removed accounts and the slot of their removal, oldest first. */
+  private readonly removals = new Map<string, bigint>();
+  /** Information older than this about an account the table does not hold is ignored. */
+  private forgottenBelow = 0n;
+  /** Existing accounts not followed for want of room (since the last full read). */
+  private readonly refused = new Set<string>();
+  private readonly limits: RecordTableLimits;
 
-  /** Applies one account's state read at `slot`; false when it was stale or changed nothing. */
+  constructor(limits: Partial<RecordTableLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  /** Applies one account's state read at `slot`; false when it was stale, refused or changed nothing. */
   apply(address: string, state: RecordState, slot: bigint): boolean {
     const row = this.rows.get(address);
-    if (row && row.slot > slot) return false;
+    if (row ? row.slot > slot : this.removedAfter(address, slot)) return false;
+    if (state.kind === 'closed') {
+      this.refused.delete(address);
+      this.rememberRemoval(address, slot);
+      return this.rows.delete(address);
+    }
+    if (!row && this.rows.size >= this.limits.maxRecords) {
+      this.refused.add(address);
+      return false;
+    }
+    this.removals.delete(address);
     this.rows.set(address, { state, slot });
     return row === undefined || JSON.stringify(row.state) !== JSON.stringify(state);
   }
 
   /**
-   * Applies a full read of every account at `slot`: accounts it lists are applied, and
-   * accounts it does not list are gone unless something newer than the read says otherwise.
+   * Applies a full read of every account at `slot`: accounts it does not list are gone
+   * unless something newer than the read says otherwise; the records followed take their
+   * new state; then new records take the room left.
    */
   applyFullRead(accounts: ReadonlyMap<string, RecordState>, slot: bigint): void {
-    for (const [address, state] of accounts) this.apply(address, state, slot);
     for (const [address, row] of this.rows) {
       if (accounts.has(address) || row.slot > slot) continue;
       this.rows.delete(address);
+      this.rememberRemoval(address, slot);
     }
+    this.refused.clear();
+    const fresh: [string, RecordState][] = [];
+    for (const [address, state] of accounts) {
+      if (this.rows.has(address) || state.kind === 'closed') this.apply(address, state, slot);
+      else fresh.push([address, state]);
+    }
+    fresh.sort(([a, sa], [b, sb]) => rank(sa) - rank(sb) || (a < b ? -1 : a > b ? 1 : 0));
+    for (const [address, state] of fresh) this.apply(address, state, slot);
   }
 
   /** The listed nodes, ordered by identity so that getRoutes' order is stable. */
@@ -51,13 +101,45 @@ export class RecordTable {
     return entries.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
   }
 
-  /** Addresses of the accounts that exist (to be followed for changes and closing). */
+  /** Addresses of the records followed (to be subscribed to for changes and closing). */
   liveAddresses(): string[] {
-    return [...this.rows].filter(([, row]) => row.state.kind !== 'closed').map(([address]) => address);
+    return [...this.rows.keys()];
   }
 
   isLive(address: string): boolean {
-    const row = this.rows.get(address);
-    return row !== undefined && row.state.kind !== 'closed';
+    return this.rows.has(address);
+  }
+
+  /** Records followed right now. */
+  followed(): number {
+    return this.rows.size;
+  }
+
+  /** Existing records not followed because `maxRecords` are: the last full read's, plus any refused since. */
+  notFollowed(): number {
+    return this.refused.size;
+  }
+
+  /** Removals remembered right now (bounded by `maxRemovals`). */
+  removalsHeld(): number {
+    return this.removals.size;
+  }
+
+  private removedAfter(address: string, slot: bigint): boolean {
+    const removedAt = this.removals.get(address);
+    return removedAt === undefined ? slot < this.forgottenBelow : removedAt > slot;
+  }
+
+  private rememberRemoval(address: string, slot: bigint): void {
+    const before = this.removals.get(address);
+    this.removals.delete(address);
+    this.removals.set(address, before !== undefined && before > slot ? before : slot);
+    if (this.removals.size <= this.limits.maxRemovals) return;
+    const [oldest, at] = this.removals.entries().next().value as [string, bigint];
+    this.removals.delete(oldest);
+    if (at > this.forgottenBelow) this.forgottenBelow = at;
   }
 }
+
+/** Which new records get the room left first: the ones getRoutes would list. */
+const rank = (state: RecordState): number => (state.kind === 'listed' ? 0 : 1);

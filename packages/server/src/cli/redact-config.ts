@@ -2,7 +2,7 @@ import { redactUrl } from '@rollup-router/core';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { ServerConfig } from '../config/server-config.js';
 
-/** The effective configuration fit to print: no API key, metrics token, upstream or Redis credential. */
+/** The effective configuration fit to print: no API key, metrics token, upstream, chain or Redis credential. */
 export function redactConfig(config: ServerConfig): unknown {
   return {
     ...config,
@@ -13,5 +13,16 @@ export function redactConfig(config: ServerConfig): unknown {
       upstreams: config.statuses.upstreams?.map((u) => ({ ...u, url: redactUrl(u.url) })),
     },
     redis: config.redis && { ...config.redis, url: redactRedisUrl(config.redis.url) },
+    routes: config.routes.chain
+      ? { ...config.routes, chain: redactChain(config.routes.chain) }
+      : config.routes,
   };
 }
+
+type ChainSection = NonNullable<ServerConfig['routes']['chain']>;
+
+const redactChain = (chain: ChainSection): ChainSection => ({
+  ...chain,
+  url: redactUrl(chain.url),
+  ...(chain.wsUrl === undefined ? {} : { wsUrl: redactUrl(chain.wsUrl) }),
+});

@@ -16,6 +16,12 @@ export interface ProbeView {
   readonly latencyMs: number;
 }
 
+/** What the metrics need to know of the chain registry's records: the routes registry's ChainRecordsReport has it. */
+export interface ChainRecordsView {
+  readonly followed: number;
+  readonly notFollowed: number;
+}
+
 /** What the metrics need to know of the Redis link: signature-statuses' RedisLink has it. */
 export interface RedisLinkView {
   readonly up: boolean;
@@ -73,6 +79,7 @@ export class ServerMetrics {
   private readonly probeSeconds: Histogram<'identity'>;
   private pollRounds: Counter | undefined;
   private refusedSubscribes: Counter | undefined;
+  private chainRecords: { followed: Gauge; notFollowed: Gauge } | undefined;
 
   constructor(options: ServerMetricsOptions) {
     this.methodNames = options.methods;
@@ -282,6 +289,24 @@ export class ServerMetrics {
   readonly observeProbe = (report: ProbeView): void => {
     this.probes.inc({ identity: report.identity, outcome: report.ok ? 'ok' : 'failed' });
     if (report.ok) this.probeSeconds.observe({ identity: report.identity }, report.latencyMs / 1000);
+  };
+
+  /** The chain registry's record counts; the gauges exist once a chain source reports. */
+  readonly observeChainRecords = (report: ChainRecordsView): void => {
+    this.chainRecords ??= {
+      followed: this.gauge(
+        'chain_records_followed',
+        'Chain registry records followed (at most chain.maxRecords).',
+        [],
+      ),
+      notFollowed: this.gauge(
+        'chain_records_not_followed',
+        'Chain registry records not followed nor listed because chain.maxRecords are followed; above 0, the cap is reached.',
+        [],
+      ),
+    };
+    this.chainRecords.followed.set(report.followed);
+    this.chainRecords.notFollowed.set(report.notFollowed);
   };
 
   /** Exports the state of the link to the shared Redis: up or not, and how many outages. */
