@@ -35,9 +35,9 @@ describe('signatureSubscribe: at most maxPendingSignatures distinct pending sign
       const refused = await second.call('signatureSubscribe', [d], 10);
       expect(refused.id).to.equal(10);
       expect(refused.error).to.deep.equal({
-        code: -32064,
+        code: -32603,
         message: 'Too many pending signatures',
-        data: { limit: 3 },
+        data: { code: -32064, limit: 3 },
       });
       // A signature already pending costs no more upstream requests: it may be joined.
       const joined = await second.call('signatureSubscribe', [a, { commitment: 'confirmed' }], 11);

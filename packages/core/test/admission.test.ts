@@ -1,5 +1,6 @@
 // One admission step for every transport (HTTP requests, WebSocket upgrades, WebSocket
 // messages): drain, rate limit, API key, client address; through real sockets on loopback.
+import { causeOf } from '@rollup-router/test-support/wire-error';
 import { expect } from 'chai';
 import {
   createLogger,
@@ -60,12 +61,12 @@ describe('admission: one step for every transport', () => {
   it('a refused notification alone gets no answer over WebSocket (rate limited or draining); a call gets its refusal under its id', async () => {
     const s = await serve({ rateLimit: { points: 3, durationSeconds: 60 } });
     const c = await TestSocket.open(s.ws);
-    expect((await spend(c)).error!.code).to.equal(-32051);
+    expect(causeOf((await spend(c)).error)).to.equal(-32051);
     c.send('{"jsonrpc":"2.0","method":"ping"}');
     c.send('[{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","method":"ping"}]');
     const next = await c.call('ping', [], 99);
     expect(next.id, 'the next frame answers the call, not the notifications').to.equal(99);
-    expect(next.error!.code).to.equal(-32051);
+    expect(causeOf(next.error)).to.equal(-32051);
     expect(next.error!.data).to.have.property('retryAfterSeconds');
     await c.close();
 
@@ -75,7 +76,7 @@ describe('admission: one step for every transport', () => {
     e.send('{"jsonrpc":"2.0","method":"ping"}');
     const drained = await e.call('ping', [], 5);
     expect(drained.id).to.equal(5);
-    expect(drained.error!.code).to.equal(-32053);
+    expect(causeOf(drained.error)).to.equal(-32053);
     await e.close();
   });
 
@@ -84,7 +85,7 @@ describe('admission: one step for every transport', () => {
     for (let i = 0; i < 3; i++) expect((await post(s.url, CALL)).status).to.equal(200);
     const r = await refusedUpgrade(s.ws);
     expect(r.status).to.equal(429);
-    expect(JSON.parse(r.body).error.code).to.equal(-32051);
+    expect(causeOf(JSON.parse(r.body).error)).to.equal(-32051);
   });
 
   it('every WebSocket message costs a point whatever its body: 1,000 garbage frames against a budget of 3', async () => {
@@ -98,12 +99,13 @@ describe('admission: one step for every transport', () => {
     for (let i = 0; i < 1000; i++) {
       const answer = await c.next();
       expect(answer.id).to.equal(null);
-      codes.set(answer.error!.code, (codes.get(answer.error!.code) ?? 0) + 1);
+      const cause = causeOf(answer.error)!;
+      codes.set(cause, (codes.get(cause) ?? 0) + 1);
     }
     // The upgrade took one point of the three: two frames were parsed, the rest refused unparsed.
     expect(codes.get(-32700) ?? 0).to.be.at.most(2);
     expect(codes.get(-32051)).to.be.at.least(998);
-    expect((await c.call('ping', [], 7)).error!.code).to.equal(-32051);
+    expect(causeOf((await c.call('ping', [], 7)).error)).to.equal(-32051);
     await c.close();
   });
 
@@ -141,9 +143,9 @@ describe('admission: one step for every transport', () => {
     expect((await a.call('valueSubscribe', [], 1)).result).to.be.a('number');
     expect((await b.call('valueSubscribe', [], 2)).result).to.be.a('number');
     expect((await b.call('valueSubscribe', [], 3)).error).to.deep.equal({
-      code: -32054,
+      code: -32603,
       message: 'Too many subscriptions',
-      data: { limit: 2, per: 'client' },
+      data: { code: -32054, limit: 2, per: 'client' },
     });
     await a.close();
     await waitFor(() => s.rpc.subscriptions.active === 1, 'the closed socket frees its subscription');

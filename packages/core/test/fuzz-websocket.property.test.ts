@@ -5,6 +5,7 @@
 // owed and what each generated call must get. Nothing may crash, hang (every wait is
 // bounded) or leak: connections and subscriptions go back to 0, and the heap after the run
 // is within a bound of the heap after warm-up (bytes counted after a full GC, no timings).
+import { causeOf } from '@rollup-router/test-support/wire-error';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -370,7 +371,7 @@ class Fuzzed {
 
   /** Checks a generated call's answer; returns 1 when it opened a subscription (a notification follows). */
   private check(call: GenCall, unsubscribing: number | undefined, answer: Json, limited: boolean): number {
-    const code = isObject(answer.error) ? (answer.error.code as number) : undefined;
+    const code = isObject(answer.error) ? causeOf(answer.error as { code: number }) : undefined;
     if (limited && code === -32051) return 0;
     if (!call.valid) {
       if (call.method === 'nope') expect(code).to.equal(-32601);
@@ -389,8 +390,8 @@ class Fuzzed {
       case 'valueSubscribe':
         if (code !== undefined) {
           expect(answer.error, 'a subscribe is refused only over the per-connection limit').to.deep.include({
-            code: -32054,
-            data: { limit: MAX_SUBSCRIPTIONS_PER_CONNECTION, per: 'connection' },
+            code: -32603,
+            data: { code: -32054, limit: MAX_SUBSCRIPTIONS_PER_CONNECTION, per: 'connection' },
           });
           return 0;
         }
