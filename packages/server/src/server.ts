@@ -15,7 +15,6 @@ import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
-import { closeGracefully } from './http/close-gracefully.js';
 import { createFallback } from './http/fallback.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
@@ -25,6 +24,7 @@ import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
 import { UpstreamWatch } from './readiness/upstream-watch.js';
 import { SharedRedis } from './redis/shared-redis.js';
+import { shutDown, type StopParts } from './shutdown.js';
 
 export interface StartServerOptions {
   readonly logger: Logger;
@@ -59,7 +59,9 @@ export interface RunningServer {
    * Graceful stop: new calls get 503 -32053 (Connection: close) and /ready 503 while the
    * calls under way finish, for up to `graceMs`, and for at least `shutdown.drainDelayMs`;
    * the port keeps listening meanwhile, so load balancers see the 503. Then the listener and every connection close and the
-   * plugins stop (which closes the store). Calling it again returns the same promise.
+   * plugins stop (which closes the store), then Redis. Each step is bounded and the store and Redis are closed
+   * even when a step before them hangs or fails (the promise then rejects, after all ran), so it settles within
+   * `shutdownBoundMs(graceMs, drainDelayMs)`. Calling it again returns the same promise.
    */
   shutdown(graceMs?: number): Promise<void>;
 }
@@ -108,8 +110,7 @@ async function startWith(
   upstreams.start();
   const url = logListening(config, server, metricsServer, rpc, plugins, log);
 
-  const shutdown = shutdownOf({
-    config,
+  const shutdown = shutdownOf(config, {
     log,
     rpc,
     tracker,
@@ -120,6 +121,7 @@ async function startWith(
     socketServer,
     sockets,
     redis,
+    store: () => plugins.statuses.store,
   });
 
   const address = server.address() as AddressInfo;
@@ -139,44 +141,14 @@ async function startWith(
   };
 }
 
-interface StopParts {
-  readonly config: ServerConfig;
-  readonly log: Logger;
-  readonly rpc: Rpc;
-  readonly tracker: RequestTracker;
-  readonly upstreams: UpstreamWatch;
-  readonly state: { draining: boolean };
-  readonly server: Server;
-  readonly metricsServer: Server | undefined;
-  readonly socketServer: Server | undefined;
-  readonly sockets: WebSocketTransport;
-  readonly redis: SharedRedis | undefined;
-}
-
 /** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */
-function shutdownOf(parts: StopParts): (graceMs?: number) => Promise<void> {
-  const { config, log, rpc, tracker, upstreams, state, server, metricsServer, socketServer, sockets } = parts;
+function shutdownOf(
+  config: ServerConfig,
+  parts: Omit<StopParts, 'drainDelayMs'>,
+): (graceMs?: number) => Promise<void> {
   let closing: Promise<void> | undefined;
   return (graceMs = config.shutdown.graceMs): Promise<void> =>
-    (closing ??= (async () => {
-      state.draining = true;
-      rpc.drain();
-      log.info(
-        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
-        'shutting down: new calls get 503; waiting for calls under way',
-      );
-      // Sockets close with 1001 once their calls under way are answered, while HTTP drains.
-      await Promise.all([
-        closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log),
-        sockets.close(graceMs),
-      ]);
-      if (socketServer) await closeNow(socketServer);
-      if (metricsServer) await closeNow(metricsServer);
-      upstreams.stop();
-      await rpc.stop();
-      await parts.redis?.close();
-      log.info('stopped');
-    })());
+    (closing ??= shutDown({ ...parts, drainDelayMs: config.shutdown.drainDelayMs }, graceMs));
 }
 
 function observeInto(
@@ -404,13 +376,5 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('error', onError);
       resolve();
     });
-  });
-}
-
-/** The metrics listener has nothing to drain: a scrape cut short is simply retried. */
-function closeNow(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
   });
 }
