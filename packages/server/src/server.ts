@@ -16,8 +16,10 @@ import { buildPlugins, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
 import { createFallback } from './http/fallback.js';
+import { listenOn } from './http/listen-on.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
+import { websocketOnly } from './http/websocket-only.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
@@ -108,7 +110,7 @@ async function startWith(
   state.started = true;
   await listenOrStop(config, server, metricsServer, rpc, socketServer);
   upstreams.start();
-  const url = logListening(config, server, metricsServer, rpc, plugins, log);
+  const url = logListening(config, { server, metricsServer, socketServer }, rpc, plugins, log);
 
   const shutdown = shutdownOf(config, {
     log,
@@ -229,6 +231,12 @@ function readinessOf(
     });
 }
 
+interface Listeners {
+  readonly server: Server;
+  readonly metricsServer: Server | undefined;
+  readonly socketServer: Server | undefined;
+}
+
 /**
  * The clients' listener (JSON-RPC, /health, /ready and, unless it has its own port,
  * /metrics) and, with `metrics.port`, the metrics listener. Neither listens yet.
@@ -240,7 +248,7 @@ function createListeners(
   ready: () => ReadinessReport,
   metrics: ServerMetrics | undefined,
   log: Logger,
-): { server: Server; metricsServer: Server | undefined; socketServer: Server | undefined } {
+): Listeners {
   const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
@@ -258,8 +266,12 @@ function createListeners(
   });
   const handler = tracker.wrap(listener);
   const server = createServer(handler);
-  // The second listener serves everything the first does; clients come for its sockets.
-  const socketServer = config.websocket.port === false ? undefined : createServer(handler);
+  // The second listener serves sockets only (attached below): plain HTTP there gets 426 naming this one.
+  const mount = config.endpoints.mountPath.replace(/\/+$/, '');
+  const socketServer =
+    config.websocket.port === false
+      ? undefined
+      : createServer(withSecurityHeaders(websocketOnly(() => httpUrl(server, `${mount}/`))));
   const metricsServer =
     scrape && separate
       ? createServer(
@@ -303,8 +315,7 @@ const wsUrl = (server: Server, path: string): string => urlOf('ws', server, path
 /** The `listening` line: where, what is served, and what was loaded (nothing secret). */
 function logListening(
   config: ServerConfig,
-  server: Server,
-  metricsServer: Server | undefined,
+  { server, metricsServer, socketServer }: Listeners,
   rpc: Rpc,
   plugins: ServerPlugins,
   log: Logger,
@@ -313,6 +324,7 @@ function logListening(
   const mount = config.endpoints.mountPath.replace(/\/+$/, '');
   const url = httpUrl(server, `${mount}/`);
   const metrics = metricsServer ? httpUrl(metricsServer, '/metrics') : undefined;
+  const socketListener = socketServer && wsUrl(socketServer, '/');
   const nodes = plugins.routes.registry.nodes();
   log.info(
     {
@@ -324,6 +336,7 @@ function logListening(
         pathStyle: config.endpoints.pathStyle ? `POST ${mount}/<method>` : false,
         metrics: config.metrics.enabled ? (metrics ?? 'GET /metrics') : false,
         websocket: wsUrl(server, `${mount}/`),
+        websocketListener: socketListener ?? false,
       },
       methods: rpc.methodNames,
       routes: {
@@ -337,7 +350,7 @@ function logListening(
       apiKeyCount: config.apiKeys.length,
       rateLimit: config.rateLimit,
     },
-    `listening on ${url}`,
+    socketListener ? `listening on ${url} (WebSocket only on ${socketListener})` : `listening on ${url}`,
   );
   return { rpc: url, metrics };
 }
@@ -351,9 +364,19 @@ async function listenOrStop(
   socketServer: Server | undefined,
 ): Promise<void> {
   try {
-    await listen(server, config.port, config.host);
-    if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
-    if (socketServer) await listen(socketServer, socketPort(config), config.host);
+    await listenOn(server, config.port, config.host, { what: 'the HTTP port', key: '/port', env: 'PORT' });
+    if (metricsServer)
+      await listenOn(metricsServer, config.metrics.port!, config.metrics.host ?? config.host, {
+        what: 'the metrics port',
+        key: '/metrics/port',
+      });
+    if (socketServer)
+      await listenOn(socketServer, socketPort(config), config.host, {
+        what: `the WebSocket port${typeof config.websocket.port === 'number' ? '' : ` (port + 1, where @solana/web3.js looks for the socket of port ${config.port})`}`,
+        key: '/websocket/port',
+        env: 'ROLLUP_ROUTER_WS_PORT',
+        off: 'or false (off) to serve WebSocket by upgrade on the HTTP port only',
+      });
   } catch (err) {
     for (const s of [server, metricsServer]) if (s?.listening) s.close();
     await rpc.stop();
@@ -366,15 +389,4 @@ function socketPort(config: ServerConfig): number {
   const { port } = config.websocket;
   if (typeof port === 'number') return port;
   return config.port === 0 ? 0 : config.port + 1;
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(err);
-    server.once('error', onError);
-    server.listen({ port, host }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }
