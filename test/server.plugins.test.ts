@@ -111,6 +111,31 @@ export default (options) =>
     expect(r.stdout).not.to.include('listening');
   });
 
+  it('a method with no handler, or a misspelled key, is exit 2 naming the module, the plugin, the method and the key', async () => {
+    writeFileSync(
+      join(tmp.dir, 'no-handler.mjs'),
+      "export default { name: 'greet', methods: [{ name: 'hello', params: { type: 'array' } }] };\n",
+    );
+    writeFileSync(
+      join(tmp.dir, 'misspelled.mjs'),
+      "export default { nmae: 'greet', methods: [{ name: 'hello', handler: () => 'hi' }] };\n",
+    );
+    const noHandler = await runCli(
+      ['--port', '0', '--plugin', join(tmp.dir, 'no-handler.mjs')],
+      {},
+      elsewhere.dir,
+    );
+    expect(noHandler.code, noHandler.stdout).to.equal(2);
+    expect(noHandler.stderr).to.include(
+      `plugin module ${join(tmp.dir, 'no-handler.mjs')}: plugin "greet", method "hello": no handler: handler must be a function`,
+    );
+    expect(noHandler.stdout).not.to.include('listening');
+    const config = writeJson(join(tmp.dir, 'misspelled.json'), { plugins: ['./misspelled.mjs'] });
+    const misspelled = await runCli(['check-config', config], {}, elsewhere.dir);
+    expect(misspelled.code).to.equal(2);
+    expect(misspelled.stderr).to.include('unknown key "nmae": did you mean "name"?');
+  });
+
   it('a default export that is no plugin, or a method name served twice, is exit 2 naming the cause', async () => {
     writeFileSync(join(tmp.dir, 'not-a-plugin.mjs'), 'export default 42;\n');
     writeFileSync(

@@ -289,6 +289,65 @@ describe('rollup-router: several instances sharing one Redis', function () {
   });
 });
 
+describe('rollup-router: GET /ready with the shared Redis killed', function () {
+  this.timeout(60_000);
+  let redis: RedisServer;
+  let tmp: ReturnType<typeof tempDir>;
+  const processes: ServerProcess[] = [];
+
+  before(async function () {
+    if (!hasRedisServer()) this.skip();
+    redis = await startRedisServer();
+    tmp = tempDir();
+  });
+  after(async () => {
+    for (const p of processes.splice(0)) await p.kill();
+    await redis?.stop();
+    tmp?.remove();
+  });
+
+  const start = async (): Promise<ServerProcess> => {
+    const config = writeJson(join(tmp.dir, `config-${processes.length}.json`), {
+      redis: { url: redis.url },
+      statuses: { store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+    const server = await startCli(['--config', config, '--port', '0']);
+    processes.push(server);
+    return server;
+  };
+
+  /** The public description of the link: a state and a time, never an address or a raw error. */
+  const redisCheck = async (server: ServerProcess): Promise<string> => {
+    const ready = await get(`${server.base}/ready`);
+    return (JSON.parse(ready.text) as { checks: { redis: string } }).checks.redis;
+  };
+
+  const expectSecretFree = (check: string): void => {
+    expect(check).to.match(/^unreachable since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/);
+    for (const secret of [String(redis.port), '127.0.0.1', 'ECONNREFUSED', 'connect'])
+      expect(check).not.to.include(secret);
+  };
+
+  it('killed under a running instance, then unreachable at start: /ready shows a state and a time; the cause is in the log only', async () => {
+    const running = await start();
+    expect(await redisCheck(running)).to.equal('connected');
+    await redis.kill();
+    await waitFor(async () => (await redisCheck(running)).startsWith('unreachable'), 'the outage seen');
+    expectSecretFree(await redisCheck(running));
+
+    // Refused from the first attempt: the raw error (ECONNREFUSED host:port) is the cause.
+    const refused = await start();
+    expectSecretFree(await redisCheck(refused));
+    await waitFor(
+      () => refused.logs().some((l) => String(l.msg).startsWith('redis unreachable')),
+      'the outage logged',
+    );
+    const logged = refused.logs().find((l) => String(l.msg).startsWith('redis unreachable'))!;
+    expect(String(logged.cause)).to.include(String(redis.port));
+  });
+});
+
 interface AutocannonResult {
   readonly requests: { readonly total: number };
   readonly errors: number;

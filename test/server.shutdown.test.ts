@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { listen } from '@rollup-router/test-support/http';
 import { waitFor } from '@rollup-router/test-support/wait-for';
+import { TestSocket } from '@rollup-router/test-support/ws-client';
 import {
   finalized,
   get,
@@ -395,5 +397,109 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
     server.signal('SIGTERM');
     expect(await server.exited).to.equal(0);
     expect(server.logs().some((l) => l.msg === 'stopped')).to.equal(true);
+  });
+});
+
+describe('rollup-router serve: a WebSocket client that leaves during shutdown', function () {
+  // Bounds the test: on a hang the server would wait for this client for ever.
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let upstream: StandIn;
+  let server: ServerProcess;
+
+  beforeEach(async () => {
+    tmp = tempDir();
+    // Answers long after the test's timeout: the call is still under way when its client leaves.
+    upstream = await standInUpstream(new Map(), 600_000);
+    server = await serveWith(tmp.dir, {
+      statuses: {
+        upstreams: [{ url: upstream.url }],
+        store: { path: join(tmp.dir, 'store.sqlite') },
+        upstreamTimeoutMs: 600_000,
+        deadlineMs: 600_000,
+      },
+      limits: { callDeadlineMs: 600_000 },
+      readiness: { upstreamProbeIntervalMs: 0 },
+      // Longer than the test's timeout: only the client's leaving can end the wait.
+      shutdown: { graceMs: 600_000 },
+    });
+  });
+
+  afterEach(async () => {
+    await server?.kill();
+    await upstream?.close();
+    tmp?.remove();
+  });
+
+  /** A socket on the server's port with one getSignatureStatuses call waiting on the upstream. */
+  async function callUnderWay(): Promise<TestSocket> {
+    const client = await TestSocket.open(`ws://127.0.0.1:${server.port}/`);
+    client.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature()]] }),
+    );
+    await waitFor(() => upstream.requestCount >= 1, 'the call reached the upstream');
+    return client;
+  }
+
+  it('SIGTERM, then the client leaves mid-call: the process exits 0 and logs that the store was closed', async () => {
+    const client = await callUnderWay();
+    server.signal('SIGTERM');
+    await shutdownBegan(server);
+    client.ws.terminate();
+    expect(await server.exited).to.equal(0);
+    const logs = server.logs().map((l) => l.msg);
+    expect(logs).to.include('store closed');
+    expect(logs).to.include('stopped');
+  });
+
+  it('a second SIGTERM exits at once with 1, while the first waits for the call', async () => {
+    const client = await callUnderWay();
+    server.signal('SIGTERM');
+    await shutdownBegan(server);
+    server.signal('SIGTERM');
+    expect(await server.exited).to.equal(1);
+    expect(server.logs().map((l) => l.msg)).to.include('second signal: exiting without waiting');
+    client.ws.terminate();
+  });
+});
+
+describe('rollup-router serve: a plugin whose stop() never ends', function () {
+  // Bounds the test: on a hang the server would wait for the plugin for ever.
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let server: ServerProcess;
+
+  before(async () => {
+    tmp = tempDir();
+    // Its timer keeps the process alive, as a real plugin's connection would.
+    writeFileSync(
+      join(tmp.dir, 'stuck-plugin.mjs'),
+      `let timer;
+export default {
+  name: 'stuck',
+  start() { timer = setInterval(() => undefined, 1000); },
+  stop: () => new Promise(() => undefined),
+};
+`,
+    );
+    server = await serveWith(tmp.dir, {
+      statuses: { store: { path: join(tmp.dir, 'store.sqlite') } },
+      plugins: ['./stuck-plugin.mjs'],
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+  });
+
+  after(async () => {
+    await server?.kill();
+    tmp?.remove();
+  });
+
+  it('SIGTERM: the store is closed anyway and the process exits 1, naming the step that hung', async () => {
+    server.signal('SIGTERM');
+    expect(await server.exited).to.equal(1);
+    const logs = server.logs();
+    expect(logs.map((l) => l.msg)).to.include('store closed');
+    expect(logs.some((l) => l.step === 'stopping the plugins')).to.equal(true);
+    expect(logs.map((l) => l.msg)).not.to.include('stopped');
   });
 });

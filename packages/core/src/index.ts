@@ -33,6 +33,7 @@ export {
   type Schema,
 } from './method.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
+export { checkPlugin } from './check-definitions.js';
 export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';

@@ -1,3 +1,4 @@
+import { checkMethod, checkPlugin } from './check-definitions.js';
 import { ErrorCode, ErrorInfo } from './codes.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { DeclaredError, Plugin } from './plugin.js';
@@ -13,7 +14,7 @@ export interface OwnedError extends DeclaredError {
 
 /**
  * Orders plugins so each starts after the plugins it depends on, and refuses a build
- * with a missing dependency, a cycle, a repeated plugin name, two methods of one name or
+ * with a broken definition (check-definitions.ts), a missing dependency, a cycle, a repeated plugin name, two methods of one name or
  * two declarations of one error code.
  */
 export function resolvePlugins(
@@ -21,6 +22,8 @@ export function resolvePlugins(
   extraMethods: readonly AnyMethodDefinition[],
   coreMethods: readonly AnyMethodDefinition[] = [],
 ): { ordered: Plugin[]; methods: AnyMethodDefinition[]; errors: OwnedError[] } {
+  plugins.forEach((p, i) => checkPlugin(p, `the plugin at plugins[${i}]`));
+  extraMethods.forEach((m, i) => checkMethod(m, 'the custom methods', i));
   const byName = new Map<string, Plugin>();
   for (const p of plugins) {
     if (byName.has(p.name)) throw new Error(`plugin "${p.name}" is registered twice`);

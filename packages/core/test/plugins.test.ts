@@ -45,6 +45,92 @@ describe('plugins', () => {
     );
   });
 
+  describe('broken definitions are refused when the service is built, naming the plugin, the method and the key', () => {
+    // Plain objects, as a JavaScript plugin module exports them: nothing type-checked them.
+    const build =
+      (plugin: unknown, methods: unknown[] = []) =>
+      () =>
+        createRpc({ logger: silent, plugins: [plugin as Plugin], methods: methods as never });
+    const cases: [string, unknown, string][] = [
+      [
+        'a method with no handler',
+        { name: 'greet', methods: [{ name: 'hello' }] },
+        'plugin "greet", method "hello": no handler: handler must be a function',
+      ],
+      [
+        'a misspelled handler',
+        { name: 'greet', methods: [{ name: 'hello', handeler: () => 'hi' }] },
+        'plugin "greet", method "hello": unknown key "handeler": did you mean "handler"?',
+      ],
+      [
+        'a handler that is not a function',
+        { name: 'greet', methods: [{ name: 'hello', handler: 'hi' }] },
+        'plugin "greet", method "hello": handler must be a function',
+      ],
+      [
+        'a method with a misspelled name',
+        { name: 'greet', methods: [{ nmae: 'hello', handler: () => 'hi' }] },
+        'plugin "greet", methods[0]: unknown key "nmae": did you mean "name"?',
+      ],
+      [
+        'a method with a key no method has',
+        { name: 'greet', methods: [{ name: 'hello', handler: () => 'hi', cache: true }] },
+        'plugin "greet", method "hello": unknown key "cache"; a method has name, summary, description, params, result, paramsError, errorNullOnPathStyle, handler',
+      ],
+      [
+        'a plugin with a misspelled name',
+        { nmae: 'greet', methods: [] },
+        'the plugin at plugins[0]: unknown key "nmae": did you mean "name"?',
+      ],
+      ['a plugin with no name', { methods: [] }, 'the plugin at plugins[0]: name must be a non-empty string'],
+      [
+        'a plugin with misspelled methods',
+        { name: 'greet', mehtods: [{ name: 'hello', handler: () => 'hi' }] },
+        'plugin "greet": unknown key "mehtods": did you mean "methods"?',
+      ],
+      [
+        'methods that are no array',
+        { name: 'greet', methods: {} },
+        'plugin "greet": methods must be an array',
+      ],
+      [
+        'a subscription with no start',
+        {
+          name: 'greet',
+          subscriptions: [
+            { subscribe: 'aSubscribe', unsubscribe: 'aUnsubscribe', notification: 'aNotification' },
+          ],
+        },
+        'plugin "greet", subscription "aSubscribe": start must be a function',
+      ],
+      [
+        'a stop that is no function',
+        { name: 'greet', stop: true },
+        'plugin "greet": stop must be a function',
+      ],
+    ];
+    for (const [what, plugin, message] of cases) {
+      it(what, () => expect(build(plugin)).to.throw(message));
+    }
+
+    it('a custom method with no handler', () => {
+      expect(build({ name: 'ok' }, [{ name: 'hello' }])).to.throw(
+        'the custom methods, method "hello": no handler: handler must be a function',
+      );
+    });
+
+    it('a plugin may carry an API of its own beside its definition (host.statuses.track)', () => {
+      const plugin = {
+        name: 'api',
+        methods: [method('getThing')],
+        track: () => undefined,
+        store: {},
+        stop: () => undefined,
+      };
+      expect(createRpc({ logger: silent, plugins: [plugin] }).methodNames).to.include('getThing');
+    });
+  });
+
   it('starts dependencies first and stops in reverse order', async () => {
     const events: string[] = [];
     const p = (name: string, dependencies: string[] = []): Plugin => ({

@@ -430,6 +430,57 @@ describe('WebSocket slow consumers, keep-alive and shutdown', () => {
     await s.close();
   });
 
+  /**
+   * Methods whose calls wait: `untilAborted` until the client leaves (an upstream request
+   * made with ctx.signal), `held` until the test releases it, whatever the signal says.
+   */
+  function waitingPlugin() {
+    const state = { entered: 0, release: (): void => undefined };
+    const released = new Promise<void>((done) => (state.release = done));
+    const plugin = definePlugin({
+      name: 'waiting',
+      methods: [
+        defineMethod<[], string>({
+          name: 'untilAborted',
+          handler: (_params, ctx) =>
+            new Promise((_resolve, reject) => {
+              state.entered += 1;
+              ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+            }),
+        }),
+        defineMethod<[], string>({
+          name: 'held',
+          handler: async () => {
+            state.entered += 1;
+            await released;
+            return 'released';
+          },
+        }),
+      ],
+    });
+    return Object.assign(state, { plugin });
+  }
+
+  for (const method of ['untilAborted', 'held']) {
+    it(`close(): a client that leaves while its call (${method}) is under way does not keep close() waiting`, async () => {
+      const waiting = waitingPlugin();
+      const s = await serve({ plugins: [waiting.plugin] });
+      try {
+        const c = await TestSocket.open(s.ws);
+        c.send(`{"jsonrpc":"2.0","id":1,"method":"${method}"}`);
+        await until(() => waiting.entered === 1, 'the call is under way');
+        // A grace far longer than mocha's timeout: only the client's leaving can end the wait.
+        const closing = s.sockets.close(600_000);
+        c.ws.terminate();
+        await until(() => s.sockets.connectionCount === 0, 'the server saw the client leave');
+        await closing;
+      } finally {
+        waiting.release();
+        await s.close();
+      }
+    });
+  }
+
   it('after rpc.drain() a call over an open socket gets -32053', async () => {
     const s = await serve({ plugins: [valuePlugin().plugin] });
     const c = await TestSocket.open(s.ws);

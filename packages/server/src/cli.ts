@@ -9,6 +9,7 @@ import { loadConfig } from './config/load-config.js';
 import { createServerLogger } from './logger.js';
 import { version } from './paths.js';
 import { startServer } from './server.js';
+import { shutdownBoundMs } from './shutdown.js';
 import { handleSignals } from './signals.js';
 
 /** Exit codes: 0 done, 1 failure while running, 2 invalid config, arguments or input. */
@@ -49,7 +50,12 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
     logger.fatal({ err }, 'could not start');
     return exit(1);
   }
-  handleSignals(running, logger, exit);
+  handleSignals(
+    running,
+    logger,
+    exit,
+    shutdownBoundMs(config.shutdown.graceMs, config.shutdown.drainDelayMs),
+  );
 }
 
 /** The message of an error that means bad configuration or input (exit 2), else undefined. */

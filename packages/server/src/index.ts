@@ -1,4 +1,5 @@
 export { startServer, type RunningServer, type StartServerOptions } from './server.js';
+export { shutdownBoundMs } from './shutdown.js';
 export {
   loadConfig,
   embeddedDefaults,

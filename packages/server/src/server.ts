@@ -15,16 +15,18 @@ import type { Logger } from 'pino';
 import { buildPlugins, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
-import { closeGracefully } from './http/close-gracefully.js';
 import { createFallback } from './http/fallback.js';
+import { listenOn } from './http/listen-on.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
+import { websocketOnly } from './http/websocket-only.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { version as packageVersion } from './paths.js';
 import { loadPlugins } from './plugins/load-plugins.js';
 import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
 import { UpstreamWatch } from './readiness/upstream-watch.js';
 import { SharedRedis } from './redis/shared-redis.js';
+import { shutDown, type StopParts } from './shutdown.js';
 
 export interface StartServerOptions {
   readonly logger: Logger;
@@ -59,7 +61,9 @@ export interface RunningServer {
    * Graceful stop: new calls get 503 -32053 (Connection: close) and /ready 503 while the
    * calls under way finish, for up to `graceMs`, and for at least `shutdown.drainDelayMs`;
    * the port keeps listening meanwhile, so load balancers see the 503. Then the listener and every connection close and the
-   * plugins stop (which closes the store). Calling it again returns the same promise.
+   * plugins stop (which closes the store), then Redis. Each step is bounded and the store and Redis are closed
+   * even when a step before them hangs or fails (the promise then rejects, after all ran), so it settles within
+   * `shutdownBoundMs(graceMs, drainDelayMs)`. Calling it again returns the same promise.
    */
   shutdown(graceMs?: number): Promise<void>;
 }
@@ -106,10 +110,9 @@ async function startWith(
   state.started = true;
   await listenOrStop(config, server, metricsServer, rpc, socketServer);
   upstreams.start();
-  const url = logListening(config, server, metricsServer, rpc, plugins, log);
+  const url = logListening(config, { server, metricsServer, socketServer }, rpc, plugins, log);
 
-  const shutdown = shutdownOf({
-    config,
+  const shutdown = shutdownOf(config, {
     log,
     rpc,
     tracker,
@@ -120,6 +123,7 @@ async function startWith(
     socketServer,
     sockets,
     redis,
+    store: () => plugins.statuses.store,
   });
 
   const address = server.address() as AddressInfo;
@@ -139,44 +143,14 @@ async function startWith(
   };
 }
 
-interface StopParts {
-  readonly config: ServerConfig;
-  readonly log: Logger;
-  readonly rpc: Rpc;
-  readonly tracker: RequestTracker;
-  readonly upstreams: UpstreamWatch;
-  readonly state: { draining: boolean };
-  readonly server: Server;
-  readonly metricsServer: Server | undefined;
-  readonly socketServer: Server | undefined;
-  readonly sockets: WebSocketTransport;
-  readonly redis: SharedRedis | undefined;
-}
-
 /** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */
-function shutdownOf(parts: StopParts): (graceMs?: number) => Promise<void> {
-  const { config, log, rpc, tracker, upstreams, state, server, metricsServer, socketServer, sockets } = parts;
+function shutdownOf(
+  config: ServerConfig,
+  parts: Omit<StopParts, 'drainDelayMs'>,
+): (graceMs?: number) => Promise<void> {
   let closing: Promise<void> | undefined;
   return (graceMs = config.shutdown.graceMs): Promise<void> =>
-    (closing ??= (async () => {
-      state.draining = true;
-      rpc.drain();
-      log.info(
-        { inflight: tracker.inflight, graceMs, drainDelayMs: config.shutdown.drainDelayMs },
-        'shutting down: new calls get 503; waiting for calls under way',
-      );
-      // Sockets close with 1001 once their calls under way are answered, while HTTP drains.
-      await Promise.all([
-        closeGracefully(server, tracker, { graceMs, drainDelayMs: config.shutdown.drainDelayMs }, log),
-        sockets.close(graceMs),
-      ]);
-      if (socketServer) await closeNow(socketServer);
-      if (metricsServer) await closeNow(metricsServer);
-      upstreams.stop();
-      await rpc.stop();
-      await parts.redis?.close();
-      log.info('stopped');
-    })());
+    (closing ??= shutDown({ ...parts, drainDelayMs: config.shutdown.drainDelayMs }, graceMs));
 }
 
 function observeInto(
@@ -257,6 +231,12 @@ function readinessOf(
     });
 }
 
+interface Listeners {
+  readonly server: Server;
+  readonly metricsServer: Server | undefined;
+  readonly socketServer: Server | undefined;
+}
+
 /**
  * The clients' listener (JSON-RPC, /health, /ready and, unless it has its own port,
  * /metrics) and, with `metrics.port`, the metrics listener. Neither listens yet.
@@ -268,7 +248,7 @@ function createListeners(
   ready: () => ReadinessReport,
   metrics: ServerMetrics | undefined,
   log: Logger,
-): { server: Server; metricsServer: Server | undefined; socketServer: Server | undefined } {
+): Listeners {
   const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
@@ -286,8 +266,12 @@ function createListeners(
   });
   const handler = tracker.wrap(listener);
   const server = createServer(handler);
-  // The second listener serves everything the first does; clients come for its sockets.
-  const socketServer = config.websocket.port === false ? undefined : createServer(handler);
+  // The second listener serves sockets only (attached below): plain HTTP there gets 426 naming this one.
+  const mount = config.endpoints.mountPath.replace(/\/+$/, '');
+  const socketServer =
+    config.websocket.port === false
+      ? undefined
+      : createServer(withSecurityHeaders(websocketOnly(() => httpUrl(server, `${mount}/`))));
   const metricsServer =
     scrape && separate
       ? createServer(
@@ -332,8 +316,7 @@ const wsUrl = (server: Server, path: string): string => urlOf('ws', server, path
 /** The `listening` line: where, what is served, and what was loaded (nothing secret). */
 function logListening(
   config: ServerConfig,
-  server: Server,
-  metricsServer: Server | undefined,
+  { server, metricsServer, socketServer }: Listeners,
   rpc: Rpc,
   plugins: ServerPlugins,
   log: Logger,
@@ -342,6 +325,7 @@ function logListening(
   const mount = config.endpoints.mountPath.replace(/\/+$/, '');
   const url = httpUrl(server, `${mount}/`);
   const metrics = metricsServer ? httpUrl(metricsServer, '/metrics') : undefined;
+  const socketListener = socketServer && wsUrl(socketServer, '/');
   const nodes = plugins.routes.registry.nodes();
   log.info(
     {
@@ -353,6 +337,7 @@ function logListening(
         pathStyle: config.endpoints.pathStyle ? `POST ${mount}/<method>` : false,
         metrics: config.metrics.enabled ? (metrics ?? 'GET /metrics') : false,
         websocket: wsUrl(server, `${mount}/`),
+        websocketListener: socketListener ?? false,
       },
       methods: rpc.methodNames,
       routes: {
@@ -367,7 +352,7 @@ function logListening(
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
     },
-    `listening on ${url}`,
+    socketListener ? `listening on ${url} (WebSocket only on ${socketListener})` : `listening on ${url}`,
   );
   return { rpc: url, metrics };
 }
@@ -381,9 +366,19 @@ async function listenOrStop(
   socketServer: Server | undefined,
 ): Promise<void> {
   try {
-    await listen(server, config.port, config.host);
-    if (metricsServer) await listen(metricsServer, config.metrics.port!, config.metrics.host ?? config.host);
-    if (socketServer) await listen(socketServer, socketPort(config), config.host);
+    await listenOn(server, config.port, config.host, { what: 'the HTTP port', key: '/port', env: 'PORT' });
+    if (metricsServer)
+      await listenOn(metricsServer, config.metrics.port!, config.metrics.host ?? config.host, {
+        what: 'the metrics port',
+        key: '/metrics/port',
+      });
+    if (socketServer)
+      await listenOn(socketServer, socketPort(config), config.host, {
+        what: `the WebSocket port${typeof config.websocket.port === 'number' ? '' : ` (port + 1, where @solana/web3.js looks for the socket of port ${config.port})`}`,
+        key: '/websocket/port',
+        env: 'ROLLUP_ROUTER_WS_PORT',
+        off: 'or false (off) to serve WebSocket by upgrade on the HTTP port only',
+      });
   } catch (err) {
     for (const s of [server, metricsServer]) if (s?.listening) s.close();
     await rpc.stop();
@@ -396,23 +391,4 @@ function socketPort(config: ServerConfig): number {
   const { port } = config.websocket;
   if (typeof port === 'number') return port;
   return config.port === 0 ? 0 : config.port + 1;
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(err);
-    server.once('error', onError);
-    server.listen({ port, host }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-}
-
-/** The metrics listener has nothing to drain: a scrape cut short is simply retried. */
-function closeNow(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

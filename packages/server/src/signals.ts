@@ -3,9 +3,16 @@ import type { RunningServer } from './server.js';
 
 /**
  * SIGTERM/SIGINT: graceful shutdown, then exit 0 (1 if stopping failed); a second one
- * exits at once with 1. SIGHUP: reload the routes file (a bad file keeps the old list).
+ * exits at once with 1, and so does a shutdown still running after `deadlineMs` (a
+ * backstop: the shutdown bounds its own steps). SIGHUP: reload the routes file (a bad
+ * file keeps the old list).
  */
-export function handleSignals(server: RunningServer, log: Logger, exit: (code: number) => never): void {
+export function handleSignals(
+  server: RunningServer,
+  log: Logger,
+  exit: (code: number) => never,
+  deadlineMs: number,
+): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -14,6 +21,10 @@ export function handleSignals(server: RunningServer, log: Logger, exit: (code: n
     }
     stopping = true;
     log.info({ signal }, 'signal received');
+    setTimeout(() => {
+      log.error({ deadlineMs }, 'shutdown still running past its deadline: exiting without waiting');
+      exit(1);
+    }, deadlineMs);
     server.shutdown().then(
       () => exit(0),
       (err: unknown) => {

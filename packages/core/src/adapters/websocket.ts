@@ -87,12 +87,20 @@ export class WebSocketTransport {
 
   private async closeAll(graceMs: number): Promise<void> {
     clearInterval(this.pinger);
-    const all = [...this.connections];
-    await Promise.race([Promise.all(all.map((c) => c.idle())), sleep(graceMs, undefined, { ref: false })]);
-    const gone = all.map((c) => new Promise<void>((done) => c.ws.once('close', () => done())));
-    for (const c of all) c.close(CloseCode.GOING_AWAY, 'server shutting down');
-    await Promise.all(gone);
+    // A socket whose client left has no answer to wait for: its calls end it no sooner.
+    const settled = [...this.connections].map((c) => Promise.race([c.idle(), this.closedOf(c)]));
+    await Promise.race([Promise.all(settled), sleep(graceMs, undefined, { ref: false })]);
+    // Only sockets still open: one that closed meanwhile emits no second 'close'.
+    const open = [...this.connections];
+    for (const c of open) c.close(CloseCode.GOING_AWAY, 'server shutting down');
+    await Promise.all(open.map((c) => this.closedOf(c)));
     await new Promise<void>((done) => this.wss.close(() => done()));
+  }
+
+  /** Resolves once `c`'s socket has closed (at once when it already has). */
+  private closedOf(c: SocketConnection): Promise<void> {
+    if (!this.connections.has(c)) return Promise.resolve();
+    return new Promise((done) => c.ws.once('close', () => done()));
   }
 
   private isRoot(pathname: string): boolean {

@@ -31,7 +31,7 @@ export async function checkConfig(file: string, env: NodeJS.ProcessEnv): Promise
 /** Connects to Redis once and says how it went; wrong credentials throw ConfigError. */
 async function checkRedis(options: NonNullable<ServerConfig['redis']>): Promise<string> {
   const redis = await SharedRedis.connect(options, pino({ level: 'silent' }));
-  const state = redis.link.up ? 'connected' : `unreachable (${redis.link.describe()})`;
+  const state = redis.link.up ? 'connected' : `unreachable (${redis.link.cause ?? 'not connected'})`;
   await redis.close();
   return state;
 }

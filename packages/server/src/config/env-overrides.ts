@@ -177,6 +177,12 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (objectAt(c, ['metrics']).token = v),
   },
   {
+    name: 'ROLLUP_ROUTER_WS_PORT',
+    key: '/websocket/port',
+    format: "the WebSocket-only second listener's port (default PORT + 1), or off for none",
+    apply: (c, v) => void (objectAt(c, ['websocket']).port = OFF.test(v) ? false : integer(v)),
+  },
+  {
     name: 'ROLLUP_ROUTER_MOUNT_PATH',
     key: '/endpoints/mountPath',
     format: 'a path, e.g. /rpc',

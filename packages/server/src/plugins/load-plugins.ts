@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from '@rollup-router/core';
+import { checkPlugin, type Plugin } from '@rollup-router/core';
 import type { RoutesPlugin } from '@rollup-router/routes';
 import type { SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import { ConfigError } from '../config/config-error.js';
@@ -19,12 +19,6 @@ export interface PluginHost {
   readonly routes: RoutesPlugin;
 }
 
-const isPlugin = (v: unknown): v is Plugin =>
-  v !== null &&
-  typeof v === 'object' &&
-  typeof (v as Plugin).name === 'string' &&
-  ((v as Plugin).methods === undefined || Array.isArray((v as Plugin).methods));
-
 /**
  * The URL to import for a module: a path as a file URL, a package name as Node resolves
  * it from `fromDir` (the working directory), else as the server's own imports would.
@@ -41,8 +35,9 @@ function moduleUrl(module: string, fromDir: string): string {
 
 /**
  * Loads plugin modules: each default-exports a Plugin, or a function taking the entry's
- * `options` (and the `host`) and returning a Plugin (or a promise of one). A module that cannot be loaded
- * or exports something else is a ConfigError naming it: nothing has started yet.
+ * `options` (and the `host`) and returning a Plugin (or a promise of one). A module that cannot be loaded,
+ * exports something else, or whose plugin is broken (a method with no handler, a misspelled
+ * key) is a ConfigError naming it: nothing has started yet.
  */
 export async function loadPlugins(
   specs: readonly PluginSpec[],
@@ -71,8 +66,14 @@ export async function loadPlugins(
         fail(`its default export failed: ${(err as Error).message}`);
       }
     }
-    if (!isPlugin(plugin))
+    if (plugin === null || typeof plugin !== 'object')
       fail('the default export must be a Plugin ({name, methods}) or a function returning one');
+    try {
+      // A method with no handler or a misspelled key would start, and fail every call with -32603.
+      checkPlugin(plugin, 'its plugin');
+    } catch (err) {
+      fail((err as Error).message);
+    }
     plugins.push(plugin as Plugin);
   }
   return plugins;

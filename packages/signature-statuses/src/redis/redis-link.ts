@@ -47,12 +47,21 @@ export class RedisLink {
     return this.client.status === 'ready';
   }
 
-  /** One line for /ready. */
+  /**
+   * One line for the public /ready: a state and a time, never the raw error, which names
+   * Redis's internal host and port (it is in the log, and in `cause`).
+   */
   describe(): string {
     if (this.up) return 'connected';
     if (this.downSince === undefined) return 'connecting';
-    const seconds = Math.round((Date.now() - this.downSince) / 1000);
-    return `unreachable for ${seconds} s (${this.lastError?.message ?? 'connection closed'}): nothing shared; rate limits per instance, statuses from local layers and upstreams`;
+    const since = new Date(this.downSince).toISOString();
+    return `unreachable since ${since}: nothing shared; rate limits per instance, statuses from local layers and upstreams; the cause is in the log`;
+  }
+
+  /** Why the link is down, for the operator (check-config, the log); undefined while up. */
+  get cause(): string | undefined {
+    if (this.up) return undefined;
+    return this.lastError?.message ?? (this.downSince === undefined ? undefined : 'connection closed');
   }
 
   /** Called with true when the link comes up, false when it goes down. */
