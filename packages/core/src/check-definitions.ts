@@ -37,6 +37,7 @@ const SUBSCRIPTION_KEYS = Object.keys({
   result: true,
   paramsError: true,
   start: true,
+  admit: true,
 } satisfies Record<keyof AnySubscriptionDefinition, true>);
 
 type Fields = Record<string, unknown>;
@@ -90,6 +91,7 @@ function checkSubscription(subscription: unknown, owner: string, index: number):
     if (!isName(subscription[key]))
       throw new Error(`${where}: ${key} must be a method name (a non-empty string)`);
   mustBeFunction(subscription, 'start', where, true);
+  mustBeFunction(subscription, 'admit', where, false);
   mustBeFunction(subscription, 'paramsError', where, false);
 }
 
