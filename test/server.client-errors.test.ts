@@ -281,7 +281,8 @@ describe('clients read every error the router sends (kit development build, web3
   });
 
   it('rate limited over WebSocket: the kit client survives and reads a SolanaError', async () => {
-    const server = await start({ rateLimit: { points: 1, durationSeconds: 60 } });
+    // Two points: the upgrade costs one (it is admitted like any request), the first subscribe the other.
+    const server = await start({ rateLimit: { points: 2, durationSeconds: 60 } });
     const run = await kitSubscribesTwice(wsUrl(server));
     expectKitReadRefusal(run, 'Too many requests');
   });

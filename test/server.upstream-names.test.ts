@@ -59,5 +59,9 @@ describe('reference server: one name per configured upstream', function () {
     expect(entries.map((e) => e.slice(0, e.indexOf(': ')))).to.deep.equal(names);
     for (const entry of entries) expect(entry).to.match(/: answered \d+ ms ago$/);
     expect(metrics + JSON.stringify(ready)).to.not.match(/key-(one|two|three)-secret/);
+    const listening = server.logs().find((l) => String(l.msg).startsWith('listening'));
+    expect(listening?.upstreams, 'the listening line names the upstreams as /ready does').to.deep.equal(
+      names,
+    );
   });
 });
