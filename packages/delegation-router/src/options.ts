@@ -1,0 +1,44 @@
+import { validateOptions } from '@rollup-router/core';
+import type { RouteRegistry } from '@rollup-router/routes';
+import {
+  delegationRouterOptionsSchema,
+  type DelegationRouterOptions,
+  type DelegationRouterOptionsResolved,
+} from './generated/schemas.js';
+import type { SentObserver } from './methods/send-transaction.js';
+
+/** What the plugin needs beside its JSON options: code, not config. */
+export interface DelegationRouterHooks {
+  /** The route table (the routes plugin's registry): the ERs by identity, their URLs and probe latency. */
+  readonly registry: RouteRegistry;
+  /**
+   * Told of every transaction sent, with the upstream that took it: give it the
+   * signature-statuses plugin's track, so the status is asked of that upstream first.
+   */
+  readonly onSent?: SentObserver;
+  /**
+   * Whether the route table takes nodes anyone can register (the on-chain registry,
+   * routes.chain). Then, without an allow-list or a pin, the plugin warns at start: any
+   * node that answers fast could become everyone's delegation target.
+   */
+  readonly openRegistry?: boolean;
+}
+
+export type DelegationRouterPluginOptions = DelegationRouterOptions & DelegationRouterHooks;
+
+export interface ResolvedDelegationRouterOptions {
+  readonly json: DelegationRouterOptionsResolved;
+  readonly hooks: DelegationRouterHooks;
+}
+
+export function resolveOptions(options: DelegationRouterPluginOptions): ResolvedDelegationRouterOptions {
+  const { registry, onSent, openRegistry, ...json } = options;
+  return {
+    json: validateOptions<DelegationRouterOptionsResolved>(
+      delegationRouterOptionsSchema,
+      json,
+      'delegation router options',
+    ),
+    hooks: { registry, onSent, openRegistry },
+  };
+}

@@ -1,0 +1,145 @@
+// A base-chain stand-in for the delegated path: the offline peers have no delegation
+// program, so this real HTTP server on loopback answers getAccountInfo and
+// getMultipleAccounts for delegation records (bytes per the program's layout) and passes
+// every other call, and every other account, through to validator A.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { address } from '@solana/kit';
+import {
+  DELEGATION_PROGRAM_ID,
+  delegationRecordAddress,
+  encodeDelegationRecord,
+  type DelegationRecord,
+} from '@rollup-router/delegation-router';
+
+export const VALIDATOR_A = 'http://127.0.0.1:17799';
+
+interface StoredAccount {
+  readonly data: Uint8Array;
+  readonly owner: string;
+}
+
+type Rpc = { id?: unknown; method?: string; params?: unknown[] };
+
+export class DelegationChain {
+  /** Record PDA → the account the stand-in holds there. */
+  private readonly accounts = new Map<string, StoredAccount>();
+  /** The method of every request, in order. */
+  readonly methods: string[] = [];
+  /** How many keys each getMultipleAccounts asked for. */
+  readonly multipleAccountsSizes: number[] = [];
+  private server!: http.Server;
+  url = '';
+
+  private constructor(private readonly passThrough: string | undefined) {}
+
+  static async start(passThrough: string | undefined = VALIDATOR_A): Promise<DelegationChain> {
+    const chain = new DelegationChain(passThrough);
+    chain.server = http.createServer((req, res) => void chain.answer(req, res));
+    await new Promise<void>((resolve) => chain.server.listen(0, '127.0.0.1', resolve));
+    chain.url = `http://127.0.0.1:${(chain.server.address() as AddressInfo).port}`;
+    return chain;
+  }
+
+  /** Delegates `account` to `authority`: writes its record as the program does. */
+  async delegate(account: string, authority: string, over: Partial<DelegationRecord> = {}): Promise<string> {
+    const record: DelegationRecord = {
+      authority: address(authority),
+      owner: address('11111111111111111111111111111111'),
+      delegationSlot: 42n,
+      lamports: 1_000_000n,
+      commitFrequencyMs: 30_000n,
+      ...over,
+    };
+    return this.put(account, encodeDelegationRecord(record));
+  }
+
+  /** Puts raw bytes at the record PDA of `account` (unreadable records). */
+  async put(account: string, data: Uint8Array, owner = DELEGATION_PROGRAM_ID): Promise<string> {
+    const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
+    this.accounts.set(pda, { data, owner });
+    return pda;
+  }
+
+  /** Undelegates: the record account is closed. */
+  async undelegate(account: string): Promise<void> {
+    this.accounts.delete(await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID)));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private encoded(pda: string): unknown {
+    const found = this.accounts.get(pda);
+    if (!found) return undefined;
+    return {
+      data: [Buffer.from(found.data).toString('base64'), 'base64'],
+      executable: false,
+      lamports: 1_559_040,
+      owner: found.owner,
+      rentEpoch: 0,
+      space: found.data.length,
+    };
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    let call: Rpc;
+    try {
+      call = JSON.parse(body) as Rpc;
+    } catch {
+      call = {};
+    }
+    this.methods.push(call.method ?? '(not JSON)');
+    const send = (result: unknown): void => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+    };
+    const context = { apiVersion: '2.2.1', slot: 1 };
+    if (call.method === 'getMultipleAccounts' && Array.isArray(call.params?.[0])) {
+      const keys = call.params[0] as string[];
+      this.multipleAccountsSizes.push(keys.length);
+      const mine = keys.map((k) => this.encoded(k));
+      if (mine.every((m) => m !== undefined) || !this.passThrough) {
+        send({ context, value: mine.map((m) => m ?? null) });
+        return;
+      }
+      const theirs = (await this.forward(body)) as { result?: { context: unknown; value: unknown[] } };
+      const value = theirs.result?.value.map((v, i) => mine[i] ?? v);
+      send({ context: theirs.result?.context ?? context, value });
+      return;
+    }
+    if (call.method === 'getAccountInfo' && typeof call.params?.[0] === 'string') {
+      const mine = this.encoded(call.params[0]);
+      if (mine !== undefined || !this.passThrough) {
+        send({ context, value: mine ?? null });
+        return;
+      }
+    }
+    if (!this.passThrough) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),
+      );
+      return;
+    }
+    const reply = await this.forward(body);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply));
+  }
+
+  private async forward(body: string): Promise<unknown> {
+    const res = await fetch(this.passThrough!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    return res.json();
+  }
+}
