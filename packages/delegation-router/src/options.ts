@@ -26,19 +26,25 @@ export interface DelegationRouterHooks {
 
 export type DelegationRouterPluginOptions = DelegationRouterOptions & DelegationRouterHooks;
 
+type WithBaseChain = DelegationRouterOptionsResolved & {
+  readonly baseChain: NonNullable<DelegationRouterOptionsResolved['baseChain']>;
+};
+
 export interface ResolvedDelegationRouterOptions {
-  readonly json: DelegationRouterOptionsResolved;
+  readonly json: WithBaseChain;
   readonly hooks: DelegationRouterHooks;
 }
 
 export function resolveOptions(options: DelegationRouterPluginOptions): ResolvedDelegationRouterOptions {
   const { registry, onSent, openRegistry, ...json } = options;
-  return {
-    json: validateOptions<DelegationRouterOptionsResolved>(
-      delegationRouterOptionsSchema,
-      json,
-      'delegation router options',
-    ),
-    hooks: { registry, onSent, openRegistry },
-  };
+  const resolved = validateOptions<DelegationRouterOptionsResolved>(
+    delegationRouterOptionsSchema,
+    json,
+    'delegation router options',
+  );
+  const { baseChain } = resolved;
+  if (baseChain === undefined) {
+    throw new TypeError('delegation router options: baseChain (its url at least) is required');
+  }
+  return { json: { ...resolved, baseChain }, hooks: { registry, onSent, openRegistry } };
 }
