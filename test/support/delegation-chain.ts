@@ -1,4 +1,5 @@
-// A base-chain stand-in for the delegated path: the offline peers have no delegation
+// A base-chain stand-in for the delegated path (also, with no records, a recording
+// pass-through in front of validator B): the offline peers have no delegation
 // program, so this real HTTP server on loopback answers getAccountInfo and
 // getMultipleAccounts for delegation records (bytes per the program's layout) and passes
 // every other call, and every other account, through to validator A.
@@ -26,6 +27,8 @@ export class DelegationChain {
   private readonly accounts = new Map<string, StoredAccount>();
   /** The method of every request, in order. */
   readonly methods: string[] = [];
+  /** The last reply passed through, by method (what the node behind answered, as it answered). */
+  readonly passedThrough = new Map<string, unknown>();
   /** How many keys each getMultipleAccounts asked for. */
   readonly multipleAccountsSizes: number[] = [];
   private server!: http.Server;
@@ -130,6 +133,7 @@ export class DelegationChain {
       return;
     }
     const reply = await this.forward(body);
+    this.passedThrough.set(call.method ?? '(not JSON)', reply);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply));
   }
