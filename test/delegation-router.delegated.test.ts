@@ -146,6 +146,21 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(base.methods).to.include('getSignatureStatuses');
   });
 
+  it('getBalance and getMultipleAccounts ask each account of the chain that holds it, in request order', async () => {
+    const delegated = newIdentity();
+    await base.delegate(delegated, b);
+    const balance = await call('getBalance', [delegated]);
+    expect(balance.result).to.deep.equal((er.passedThrough.get('getBalance') as Reply).result);
+    expect(balance.error).to.deep.equal((er.passedThrough.get('getBalance') as Reply).error);
+    const keys = [payer.publicKey.toBase58(), delegated];
+    const { result } = await call('getMultipleAccounts', [keys, { encoding: 'base64' }]);
+    const fromB = er.passedThrough.get('getMultipleAccounts') as { result: { value: unknown[] } };
+    const fromA = (await chainA.getAccountInfo(payer.publicKey))!;
+    const [first, second] = (result as { value: { lamports: number }[] }).value;
+    expect(first!.lamports).to.equal(fromA.lamports);
+    expect(second).to.deep.equal(fromB.result.value[0]);
+  });
+
   it('accounts delegated to different ERs are refused, naming them', async () => {
     const [x, y, other] = [newIdentity(), newIdentity(), newIdentity()];
     await base.delegate(x, b);

@@ -60,6 +60,11 @@ describe('delegation router: the real SDKs against the reference server on the p
     }, 'validator B in the route table');
   });
 
+  it('warns at start that getIdentity may name any ER registered on chain (no allow-list)', () => {
+    const warning = suite.server.logs().find((l) => String(l.msg).startsWith('getIdentity may name any ER'));
+    expect(warning, 'the warning').to.include({ level: 40 });
+  });
+
   it('the kit SDK recognises the router (getBlockhashForAccounts [[]])', async () => {
     const connection = await KitConnection.create(url);
     expect(connection.isMagicRouter).to.equal(true);

@@ -114,6 +114,7 @@ export class DelegationChain {
         return;
       }
       const theirs = (await this.forward(body)) as { result?: { context: unknown; value: unknown[] } };
+      this.passedThrough.set(call.method, theirs);
       const value = theirs.result?.value.map((v, i) => mine[i] ?? v);
       send({ context: theirs.result?.context ?? context, value });
       return;
