@@ -4,6 +4,7 @@
 // is the ER, behind a recording pass-through so that the test sees what reached it.
 import { expect } from 'chai';
 import {
+  AddressLookupTableAccount,
   Connection as Web3Connection,
   Keypair,
   LAMPORTS_PER_SOL,
@@ -195,6 +196,45 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
       'the undelegation to be seen',
       { attempts: 20, stepMs: 100 },
     );
+  });
+
+  // Validator A's ALT program refuses every recent slot ("is not a recent slot"), so the
+  // table is the stand-in's, in the ALT program's layout.
+  it('a v0 transaction whose delegated writable account is in a lookup table goes to the ER', async () => {
+    const account = new PublicKey(newIdentity());
+    await base.delegate(account.toBase58(), b);
+    const table = Keypair.generate().publicKey;
+    base.putLookupTable(table.toBase58(), [account.toBytes()]);
+    const lookupTable = new AddressLookupTableAccount({
+      key: table,
+      state: {
+        deactivationSlot: 2n ** 64n - 1n,
+        lastExtendedSlot: 0,
+        lastExtendedSlotStartIndex: 0,
+        addresses: [account],
+      },
+    });
+    const transfer = SystemProgram.transfer({
+      fromPubkey: payer.publicKey,
+      toPubkey: account,
+      lamports: 1_000_000,
+    });
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: (await chainA.getLatestBlockhash()).blockhash,
+      instructions: [transfer],
+    }).compileToV0Message([lookupTable]);
+    expect(message.staticAccountKeys.map((k) => k.toBase58())).to.not.include(account.toBase58());
+    const tx = new VersionedTransaction(message);
+    tx.sign([payer]);
+    const before = base.methods.filter((m) => m === 'sendTransaction').length;
+    const reply = await call('sendTransaction', [
+      Buffer.from(tx.serialize()).toString('base64'),
+      { encoding: 'base64' },
+    ]);
+    const fromB = er.passedThrough.get('sendTransaction') as Reply;
+    expect(reply.error ?? null).to.deep.equal(fromB.error ?? null);
+    expect(base.methods.filter((m) => m === 'sendTransaction').length).to.equal(before);
   });
 
   it('a v0 transaction naming a lookup table that does not exist is -32075, naming it', async () => {

@@ -64,6 +64,20 @@ export class DelegationChain {
     return pda;
   }
 
+  /**
+   * An address lookup table at `table` holding `addresses`, laid out as the ALT program
+   * stores it: 56 bytes of metadata (type 1 = LookupTable as a u32, deactivation slot
+   * u64::MAX = active, the rest zero), then the addresses.
+   */
+  putLookupTable(table: string, addresses: readonly Uint8Array[]): void {
+    const data = new Uint8Array(56 + 32 * addresses.length);
+    const view = new DataView(data.buffer);
+    view.setUint32(0, 1, true);
+    view.setBigUint64(4, 2n ** 64n - 1n, true);
+    addresses.forEach((a, i) => data.set(a, 56 + 32 * i));
+    this.accounts.set(table, { data, owner: 'AddressLookupTab1e1111111111111111111111111' });
+  }
+
   /** Undelegates: the record account is closed. */
   async undelegate(account: string): Promise<void> {
     this.accounts.delete(await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID)));
