@@ -80,7 +80,11 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
         routes: [{ identity: b, fqdn: er.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' }],
         allowInsecure: true,
       },
-      delegation: { baseChain: { url: base.url } },
+      // Reads are trusted for ten minutes: only accountSubscribe notifications can change them in a test.
+      delegation: {
+        baseChain: { url: base.url, wsUrl: base.wsUrl },
+        delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
+      },
       statuses: { store: false },
       websocket: { port: false },
     });
@@ -184,7 +188,21 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     });
   });
 
-  it('an undelegation moves routing back to the base chain within 2 s', async () => {
+  it('a delegation notified on the base chain moves routing to the ER within 2 s', async () => {
+    const account = newIdentity();
+    expect((await call('getDelegationStatus', [account])).result).to.deep.equal({ isDelegated: false });
+    await waitFor(() => base.subscriptionCount > 0, 'the record followed');
+    await base.delegate(account, b);
+    await waitFor(
+      async () =>
+        ((await call('getDelegationStatus', [account])).result as { isDelegated: boolean }).isDelegated ===
+        true,
+      'the delegation to be seen',
+      { attempts: 20, stepMs: 100 },
+    );
+  });
+
+  it('an undelegation notified on the base chain moves routing back to the base chain within 2 s', async () => {
     const account = newIdentity();
     await base.delegate(account, b);
     expect((await call('getDelegationStatus', [account])).result).to.include({ isDelegated: true });

@@ -5,6 +5,7 @@
 // every other call, and every other account, through to validator A.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { address } from '@solana/kit';
 import {
   DELEGATION_PROGRAM_ID,
@@ -32,7 +33,14 @@ export class DelegationChain {
   /** How many keys each getMultipleAccounts asked for. */
   readonly multipleAccountsSizes: number[] = [];
   private server!: http.Server;
+  private sockets!: WebSocketServer;
+  /** accountSubscribe subscriptions: id → the socket and the account followed. */
+  private readonly subscriptions = new Map<number, { socket: WebSocket; pubkey: string }>();
+  private nextSubscription = 1;
+  private slot = 1;
   url = '';
+  /** The websocket endpoint: accountSubscribe and accountUnsubscribe, notified on every change made here. */
+  wsUrl = '';
 
   private constructor(private readonly passThrough: string | undefined) {}
 
@@ -41,6 +49,12 @@ export class DelegationChain {
     chain.server = http.createServer((req, res) => void chain.answer(req, res));
     await new Promise<void>((resolve) => chain.server.listen(0, '127.0.0.1', resolve));
     chain.url = `http://127.0.0.1:${(chain.server.address() as AddressInfo).port}`;
+    chain.sockets = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((resolve) => chain.sockets.once('listening', resolve));
+    chain.wsUrl = `ws://127.0.0.1:${(chain.sockets.address() as AddressInfo).port}`;
+    chain.sockets.on('connection', (socket) =>
+      socket.on('message', (m) => chain.onSocketMessage(socket, String(m))),
+    );
     return chain;
   }
 
@@ -61,7 +75,13 @@ export class DelegationChain {
   async put(account: string, data: Uint8Array, owner = DELEGATION_PROGRAM_ID): Promise<string> {
     const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
     this.accounts.set(pda, { data, owner });
+    this.notify(pda);
     return pda;
+  }
+
+  /** How many accountSubscribe subscriptions are open. */
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
   }
 
   /**
@@ -80,14 +100,60 @@ export class DelegationChain {
 
   /** Undelegates: the record account is closed. */
   async undelegate(account: string): Promise<void> {
-    this.accounts.delete(await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID)));
+    const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
+    this.accounts.delete(pda);
+    this.notify(pda);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    for (const socket of this.sockets.clients) socket.terminate();
+    return Promise.all([
+      new Promise<void>((resolve) => this.sockets.close(() => resolve())),
+      new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        this.server.closeAllConnections();
+      }),
+    ]).then(() => undefined);
+  }
+
+  private onSocketMessage(socket: WebSocket, text: string): void {
+    const call = JSON.parse(text) as Rpc;
+    const reply = (result: unknown): void =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+    if (call.method === 'accountSubscribe' && typeof call.params?.[0] === 'string') {
+      const id = this.nextSubscription++;
+      this.subscriptions.set(id, { socket, pubkey: call.params[0] });
+      reply(id);
+    } else if (call.method === 'accountUnsubscribe') {
+      reply(this.subscriptions.delete(Number(call.params?.[0])));
+    } else {
+      socket.send(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),
+      );
+    }
+  }
+
+  /** accountNotification to every subscriber of `pubkey`: the account as it is now (closed: empty, no lamports). */
+  private notify(pubkey: string): void {
+    const slot = ++this.slot;
+    const value = this.encoded(pubkey) ?? {
+      data: ['', 'base64'],
+      executable: false,
+      lamports: 0,
+      owner: '11111111111111111111111111111111',
+      rentEpoch: 0,
+      space: 0,
+    };
+    for (const [subscription, { socket, pubkey: followed }] of this.subscriptions) {
+      if (followed !== pubkey) continue;
+      socket.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'accountNotification',
+          params: { result: { context: { slot }, value }, subscription },
+        }),
+      );
+    }
   }
 
   private encoded(pda: string): unknown {
@@ -118,7 +184,7 @@ export class DelegationChain {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
     };
-    const context = { apiVersion: '2.2.1', slot: 1 };
+    const context = { apiVersion: '2.2.1', slot: this.slot };
     if (call.method === 'getMultipleAccounts' && Array.isArray(call.params?.[0])) {
       const keys = call.params[0] as string[];
       this.multipleAccountsSizes.push(keys.length);
@@ -130,7 +196,8 @@ export class DelegationChain {
       const theirs = (await this.forward(body)) as { result?: { context: unknown; value: unknown[] } };
       this.passedThrough.set(call.method, theirs);
       const value = theirs.result?.value.map((v, i) => mine[i] ?? v);
-      send({ context: theirs.result?.context ?? context, value });
+      // The stand-in's own slot: its notifications count from it.
+      send({ context, value });
       return;
     }
     if (call.method === 'getAccountInfo' && typeof call.params?.[0] === 'string') {

@@ -1,4 +1,5 @@
 import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/routes';
 import { DelegationSource } from './delegation/delegation-source.js';
 import { DelegationError } from './errors.js';
 import { forwardedMethods } from './methods/forwarded-methods.js';
@@ -47,6 +48,12 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       commitment: json.baseChain.commitment,
       maxEntries: json.delegations.maxEntries,
       ttlMs: json.delegations.ttlMs,
+      follow: json.delegations.follow
+        ? {
+            wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
+            ttlMs: json.delegations.followedTtlMs,
+          }
+        : undefined,
     },
     caller,
     () => log,
@@ -83,6 +90,9 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
         'delegation router ready',
       );
     },
-    stop: () => caller.close(),
+    async stop() {
+      source.stop();
+      await caller.close();
+    },
   });
 }

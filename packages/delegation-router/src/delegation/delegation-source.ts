@@ -5,6 +5,7 @@ import { badReply, type UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { delegationRecordAddress } from './record-address.js';
 import { decodeDelegationRecord, type DelegationRecord } from './record-codec.js';
+import { RecordFollower, type NotifiedAccount } from './record-follower.js';
 
 type Logger = PluginContext['log'];
 
@@ -13,11 +14,14 @@ export interface DelegationSourceOptions {
   readonly programId: string;
   readonly commitment: 'processed' | 'confirmed' | 'finalized';
   readonly maxEntries: number;
+  /** How long a read is trusted when its record could not be followed. */
   readonly ttlMs: number;
+  /** With a websocket URL, records are followed with accountSubscribe and trusted this long. */
+  readonly follow?: { readonly wsUrl: string; readonly ttlMs: number };
 }
 
-/** What is known of one account: its record, or `null` when it is not delegated. */
-type Known = { readonly record: DelegationRecord | null };
+/** What is known of one account: its record, or `null` when it is not delegated, as of `slot`. */
+type Known = { readonly record: DelegationRecord | null; readonly slot: bigint };
 
 interface Miss {
   readonly account: string;
@@ -43,6 +47,7 @@ export class DelegationSource {
   /** Records that did not decode, logged once each (bounded like the cache). */
   private readonly unreadable: LRUCache<string, true>;
   private readonly programId: Address;
+  private readonly follower: RecordFollower | undefined;
 
   constructor(
     private readonly options: DelegationSourceOptions,
@@ -50,8 +55,32 @@ export class DelegationSource {
     private readonly log: () => Logger | undefined,
   ) {
     this.programId = address(options.programId);
-    this.cache = new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
+    this.follower =
+      options.follow &&
+      new RecordFollower(options.follow.wsUrl, options.commitment, {
+        changed: (account, pda, value, slot) => this.changed(account, pda, value, slot),
+        lost: (account) => this.cache.delete(account),
+        log,
+      });
+    this.cache = new LRUCache({
+      max: options.maxEntries,
+      ttl: options.ttlMs,
+      // An entry that goes (evicted, expired, deleted) takes its subscription with it.
+      dispose: (_value, account, reason) => {
+        if (reason !== 'set') this.follower?.unfollow(account);
+      },
+    });
     this.unreadable = new LRUCache({ max: Math.min(options.maxEntries, 10_000) });
+  }
+
+  /** How many records are followed live. */
+  get followed(): number {
+    return this.follower?.count ?? 0;
+  }
+
+  /** Ends every subscription. */
+  stop(): void {
+    this.follower?.stop();
   }
 
   /** The delegation record of each account, in order; null where it is not delegated. */
@@ -92,25 +121,51 @@ export class DelegationSource {
       const pdas = await Promise.all(
         misses.map((m) => delegationRecordAddress(address(m.account), this.programId)),
       );
+      // Subscribe before reading, so that no change between the read and the subscription is missed.
+      const followed = await Promise.all(
+        misses.map((m, i) => this.follower?.follow(m.account, pdas[i]!) ?? false),
+      );
       const reply = await this.caller.call<unknown>(this.options.baseChain, 'getMultipleAccounts', [
         pdas,
         { encoding: 'base64', commitment: this.options.commitment },
       ]);
       const value = accountsIn(reply, pdas.length);
       if (!value) throw badReply(this.options.baseChain, 'getMultipleAccounts answered no account list');
+      const slot = BigInt((reply as { context?: { slot?: number } }).context?.slot ?? 0);
       misses.forEach((miss, i) => {
         const record = this.recordIn(miss.account, pdas[i]!, value[i] ?? null);
-        this.cache.set(miss.account, { record });
-        miss.resolve(record);
+        // A notification that came in meanwhile is newer than this read: it stands.
+        const notified = this.cache.peek(miss.account);
+        if (notified === undefined || notified.slot < slot) {
+          this.cache.set(miss.account, { record, slot }, { ttl: this.ttlOf(followed[i]!) });
+        }
+        miss.resolve(this.cache.peek(miss.account)?.record ?? record);
       });
     } catch (err) {
       for (const miss of misses) miss.reject(err);
     }
   }
 
+  private ttlOf(followed: boolean): number {
+    return followed && this.options.follow ? this.options.follow.ttlMs : this.options.ttlMs;
+  }
+
+  /** A notification of a followed record: the cache takes it unless it holds a newer read. */
+  private changed(account: string, pda: string, value: NotifiedAccount | null, slot: bigint): void {
+    const known = this.cache.peek(account);
+    if (known !== undefined && known.slot > slot) return;
+    const record = this.recordIn(account, pda, value);
+    this.cache.set(account, { record, slot }, { ttl: this.ttlOf(true) });
+  }
+
   /** The record an account holds; one that cannot be read counts as none, logged once. */
-  private recordIn(account: string, pda: string, found: EncodedAccount): DelegationRecord | null {
-    if (found === null) return null;
+  private recordIn(
+    account: string,
+    pda: string,
+    found: EncodedAccount | NotifiedAccount | null,
+  ): DelegationRecord | null {
+    // A closed record (an undelegation) is notified as an empty account.
+    if (found === null || found.data[0] === '') return null;
     const reason =
       found.owner !== this.programId
         ? `owned by ${found.owner}, not the delegation program`
