@@ -123,7 +123,12 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     await base.delegate(account, b);
     const { result } = await call('getBlockhashForAccounts', [[payer.publicKey.toBase58(), account]]);
     const fromB = er.passedThrough.get('getLatestBlockhash') as { result: { value: { blockhash: string } } };
-    expect((result as { blockhash: string }).blockhash).to.equal(fromB.result.value.blockhash);
+    const { blockhash } = result as { blockhash: string };
+    expect(blockhash).to.equal(fromB.result.value.blockhash);
+    // isBlockhashValid asks the chain that handed the blockhash out.
+    const valid = await call('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
+    expect(valid.result).to.deep.equal((er.passedThrough.get('isBlockhashValid') as Reply).result);
+    expect(base.methods).to.not.include('isBlockhashValid');
   });
 
   // B is a real MagicBlock ER: it refuses the payer, which it cannot clone as writable
