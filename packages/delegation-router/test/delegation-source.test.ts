@@ -1,4 +1,7 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { JsonRpcClient } from '@rollup-router/core';
@@ -95,6 +98,37 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
     await chain.undelegate(account);
     await new Promise((r) => setTimeout(r, 80));
     expect(await source.recordOf(account)).to.equal(null);
+  });
+
+  it('reads unfollowed, without trying again at once, when the websocket never confirms a subscription', async () => {
+    const silent = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(silent, 'listening');
+    const subscribes: unknown[] = [];
+    silent.on('connection', (socket) => socket.on('message', (m) => subscribes.push(JSON.parse(String(m)))));
+    try {
+      const source = new DelegationSource(
+        {
+          baseChain: baseChainUpstream(chain.url),
+          programId: DELEGATION_PROGRAM_ID,
+          commitment: 'confirmed',
+          maxEntries: 1000,
+          ttlMs: 60_000,
+          follow: { wsUrl: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}`, ttlMs: 60_000 },
+        },
+        caller,
+        () => log,
+      );
+      const [account, er] = [newIdentity(), newIdentity()];
+      await chain.delegate(account, er);
+      expect(await source.recordOf(account)).to.include({ authority: er });
+      expect(await source.recordsOf([newIdentity(), newIdentity()])).to.deep.equal([null, null]);
+      expect(subscribes.map((s) => (s as { method: string }).method)).to.deep.equal(['accountSubscribe']);
+      expect(source.followed).to.equal(0);
+      source.stop();
+    } finally {
+      for (const c of silent.clients) c.terminate();
+      silent.close();
+    }
   });
 
   it('fails the lookup with -32071 naming the base chain when it does not answer', async () => {

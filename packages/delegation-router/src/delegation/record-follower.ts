@@ -20,6 +20,11 @@ export interface FollowerHooks {
 
 /** How long a subscription may take to be confirmed before the record is read unfollowed. */
 const SUBSCRIBE_TIMEOUT_MS = 2000;
+/**
+ * After a subscription failed, records are read unfollowed for this long without trying:
+ * a websocket that is down must not add its timeout to every lookup that misses.
+ */
+const RETRY_AFTER_MS = 5000;
 
 /**
  * Follows delegation records with accountSubscribe on the base chain, so that a cached
@@ -30,6 +35,7 @@ export class RecordFollower {
   private readonly subscriptions: ReturnType<typeof createSolanaRpcSubscriptions>;
   private readonly followed = new Map<string, AbortController>();
   private readonly stopping = new AbortController();
+  private failedAt = -Infinity;
 
   constructor(
     wsUrl: string,
@@ -45,7 +51,7 @@ export class RecordFollower {
    */
   async follow(account: string, pda: string): Promise<boolean> {
     if (this.followed.has(account)) return true;
-    if (this.stopping.signal.aborted) return false;
+    if (this.stopping.signal.aborted || Date.now() - this.failedAt < RETRY_AFTER_MS) return false;
     const own = new AbortController();
     this.followed.set(account, own);
     const abortSignal = AbortSignal.any([this.stopping.signal, own.signal]);
@@ -77,7 +83,12 @@ export class RecordFollower {
     } catch (err) {
       own.abort();
       this.followed.delete(account);
-      this.hooks.log()?.debug({ account, err }, 'delegation record not followed; its read expires instead');
+      if (Date.now() - this.failedAt >= RETRY_AFTER_MS) {
+        this.hooks
+          .log()
+          ?.warn({ err }, 'delegation records not followed (base chain websocket); reads expire instead');
+      }
+      this.failedAt = Date.now();
       return false;
     } finally {
       clearTimeout(timer);
