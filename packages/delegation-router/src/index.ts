@@ -13,6 +13,12 @@ export {
   type DelegationRecord,
 } from './delegation/record-codec.js';
 export { delegationRecordAddress } from './delegation/record-address.js';
+export {
+  SharedDelegations,
+  delegationKey,
+  type SharedDelegationsClient,
+  type SharedRead,
+} from './delegation/shared-delegations.js';
 export { decodeWireTransaction, type RoutedTransaction } from './transaction/decode-transaction.js';
 export { BASE_CHAIN_NAME, type Upstream } from './upstream/upstream.js';
 export type { SentObserver } from './methods/send-transaction.js';

@@ -5,6 +5,7 @@ import {
   type DelegationRouterOptions,
   type DelegationRouterOptionsResolved,
 } from './generated/schemas.js';
+import type { SharedDelegationsClient } from './delegation/shared-delegations.js';
 import type { SentObserver } from './methods/send-transaction.js';
 
 /** What the plugin needs beside its JSON options: code, not config. */
@@ -22,6 +23,12 @@ export interface DelegationRouterHooks {
    * node that answers fast could become everyone's delegation target.
    */
   readonly openRegistry?: boolean;
+  /**
+   * A Redis client (ioredis, with its keyPrefix) shared by the router's instances: what one
+   * reads of a delegation the others take from Redis for `delegations.ttlMs` instead of
+   * reading it again. Redis down or a value that does not match its schema is a miss.
+   */
+  readonly redis?: SharedDelegationsClient;
 }
 
 export type DelegationRouterPluginOptions = DelegationRouterOptions & DelegationRouterHooks;
@@ -36,7 +43,7 @@ export interface ResolvedDelegationRouterOptions {
 }
 
 export function resolveOptions(options: DelegationRouterPluginOptions): ResolvedDelegationRouterOptions {
-  const { registry, onSent, openRegistry, ...json } = options;
+  const { registry, onSent, openRegistry, redis, ...json } = options;
   const resolved = validateOptions<DelegationRouterOptionsResolved>(
     delegationRouterOptionsSchema,
     json,
@@ -46,5 +53,5 @@ export function resolveOptions(options: DelegationRouterPluginOptions): Resolved
   if (baseChain === undefined) {
     throw new TypeError('delegation router options: baseChain (its url at least) is required');
   }
-  return { json: { ...resolved, baseChain }, hooks: { registry, onSent, openRegistry } };
+  return { json: { ...resolved, baseChain }, hooks: { registry, onSent, openRegistry, redis } };
 }

@@ -1,6 +1,7 @@
 import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/routes';
-import { DelegationSource } from './delegation/delegation-source.js';
+import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
+import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
 import { forwardedMethods } from './methods/forwarded-methods.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
@@ -17,7 +18,7 @@ import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
 import { UpstreamCaller } from './upstream/upstream-caller.js';
-import { baseChainUpstream } from './upstream/upstream.js';
+import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
 
 export interface DelegationRouterPlugin extends Plugin {
   readonly name: 'delegation-router';
@@ -30,6 +31,26 @@ export interface DelegationRouterPlugin extends Plugin {
 const MAX_REMEMBERED = 100_000;
 const MAX_LOOKUP_TABLES = 10_000;
 
+/** The delegation source's settings from the plugin's options. */
+function sourceOptions(
+  json: ResolvedDelegationRouterOptions['json'],
+  hooks: ResolvedDelegationRouterOptions['hooks'],
+  baseChain: Upstream,
+): DelegationSourceOptions {
+  const { delegations } = json;
+  return {
+    baseChain,
+    programId: delegations.programId,
+    commitment: json.baseChain.commitment,
+    maxEntries: delegations.maxEntries,
+    ttlMs: delegations.ttlMs,
+    follow: delegations.follow
+      ? { wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url), ttlMs: delegations.followedTtlMs }
+      : undefined,
+    shared: hooks.redis && new SharedDelegations(hooks.redis, delegations.ttlMs),
+  };
+}
+
 /**
  * The methods MagicBlock's SDKs call on a router (getBlockhashForAccounts, getIdentity,
  * getDelegationStatus, sendTransaction and the Solana reads of their flows), each sent
@@ -41,23 +62,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const caller = new UpstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs);
   const baseChain = baseChainUpstream(json.baseChain.url);
   let log: PluginContext['log'] | undefined;
-  const source = new DelegationSource(
-    {
-      baseChain,
-      programId: json.delegations.programId,
-      commitment: json.baseChain.commitment,
-      maxEntries: json.delegations.maxEntries,
-      ttlMs: json.delegations.ttlMs,
-      follow: json.delegations.follow
-        ? {
-            wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
-            ttlMs: json.delegations.followedTtlMs,
-          }
-        : undefined,
-    },
-    caller,
-    () => log,
-  );
+  const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
   const ers = new ErDirectory(hooks.registry, json.identity);
   const routing = new Routing(source, ers, baseChain);
   const blockhashes = new Origins(MAX_REMEMBERED);
@@ -86,7 +91,12 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
         );
       }
       ctx.log.info(
-        { baseChain: baseChain.name, programId: json.delegations.programId, identity: json.identity },
+        {
+          baseChain: baseChain.name,
+          programId: json.delegations.programId,
+          identity: json.identity,
+          redis: hooks.redis !== undefined,
+        },
         'delegation router ready',
       );
     },

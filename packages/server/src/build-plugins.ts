@@ -39,19 +39,21 @@ export function buildPlugins(
     },
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
-  return { routes, statuses, delegation: delegationOf(config, routes, statuses) };
+  return { routes, statuses, delegation: delegationOf(config, routes, statuses, redis) };
 }
 
 /**
  * The delegation router over the route table, with its base chain from its own section
  * or else from routes.chain: one setting for the on-chain registry and the delegation
- * records. Every transaction it sends is tracked by the statuses plugin, so its status
+ * records. With Redis, the instances share what they read of delegations. Every
+ * transaction it sends is tracked by the statuses plugin, so its status
  * and subscription ask the upstream that took it first.
  */
 function delegationOf(
   config: ServerConfig,
   routes: RoutesPlugin,
   statuses: SignatureStatusesPlugin,
+  redis: Redis | undefined,
 ): DelegationRouterPlugin | undefined {
   const { baseChain, ...rest } = config.delegation;
   const chain = config.routes.chain;
@@ -62,6 +64,7 @@ function delegationOf(
     baseChain: base,
     registry: routes.registry,
     openRegistry: chain !== undefined,
+    redis: config.redis ? redis : undefined,
     onSent: (signature, upstream) => statuses.track(signature, upstream.url),
   });
 }

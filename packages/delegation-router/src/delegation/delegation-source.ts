@@ -6,6 +6,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import { delegationRecordAddress } from './record-address.js';
 import { decodeDelegationRecord, type DelegationRecord } from './record-codec.js';
 import { RecordFollower, type NotifiedAccount } from './record-follower.js';
+import type { SharedDelegations } from './shared-delegations.js';
 
 type Logger = PluginContext['log'];
 
@@ -18,6 +19,8 @@ export interface DelegationSourceOptions {
   readonly ttlMs: number;
   /** With a websocket URL, records are followed with accountSubscribe and trusted this long. */
   readonly follow?: { readonly wsUrl: string; readonly ttlMs: number };
+  /** Reads shared with other instances through Redis. */
+  readonly shared?: SharedDelegations;
 }
 
 /** What is known of one account: its record, or `null` when it is not delegated, as of `slot`. */
@@ -116,15 +119,34 @@ export class DelegationSource {
     }
   }
 
-  private async read(misses: readonly Miss[]): Promise<void> {
+  private async read(all: readonly Miss[]): Promise<void> {
     try {
-      const pdas = await Promise.all(
-        misses.map((m) => delegationRecordAddress(address(m.account), this.programId)),
+      const allPdas = await Promise.all(
+        all.map((m) => delegationRecordAddress(address(m.account), this.programId)),
       );
       // Subscribe before reading, so that no change between the read and the subscription is missed.
-      const followed = await Promise.all(
-        misses.map((m, i) => this.follower?.follow(m.account, pdas[i]!) ?? false),
+      const allFollowed = await Promise.all(
+        all.map((m, i) => this.follower?.follow(m.account, allPdas[i]!) ?? false),
       );
+      const shared = (await this.options.shared?.get(all.map((m) => m.account))) ?? new Map<string, never>();
+      const misses: Miss[] = [];
+      const pdas: string[] = [];
+      const followed: boolean[] = [];
+      all.forEach((miss, i) => {
+        const read = shared.get(miss.account);
+        if (read === undefined) {
+          misses.push(miss);
+          pdas.push(allPdas[i]!);
+          followed.push(allFollowed[i]!);
+          return;
+        }
+        // Another instance's read is trusted only as long as it trusted it itself.
+        if (this.cache.peek(miss.account) === undefined) {
+          this.cache.set(miss.account, read, { ttl: Math.max(1, read.until - Date.now()) });
+        }
+        miss.resolve(this.recordNow(miss.account, read.record));
+      });
+      if (misses.length === 0) return;
       const reply = await this.caller.call<unknown>(this.options.baseChain, 'getMultipleAccounts', [
         pdas,
         { encoding: 'base64', commitment: this.options.commitment },
@@ -138,12 +160,19 @@ export class DelegationSource {
         const notified = this.cache.peek(miss.account);
         if (notified === undefined || notified.slot < slot) {
           this.cache.set(miss.account, { record, slot }, { ttl: this.ttlOf(followed[i]!) });
+          this.options.shared?.put(miss.account, record, slot);
         }
-        miss.resolve(this.cache.peek(miss.account)?.record ?? record);
+        miss.resolve(this.recordNow(miss.account, record));
       });
     } catch (err) {
-      for (const miss of misses) miss.reject(err);
+      for (const miss of all) miss.reject(err);
     }
+  }
+
+  /** What the cache holds for `account` now (a notification may be newer than `read`). */
+  private recordNow(account: string, read: DelegationRecord | null): DelegationRecord | null {
+    const known = this.cache.peek(account);
+    return known === undefined ? read : known.record;
   }
 
   private ttlOf(followed: boolean): number {
@@ -156,6 +185,7 @@ export class DelegationSource {
     if (known !== undefined && known.slot > slot) return;
     const record = this.recordIn(account, pda, value);
     this.cache.set(account, { record, slot }, { ttl: this.ttlOf(true) });
+    this.options.shared?.put(account, record, slot);
   }
 
   /** The record an account holds; one that cannot be read counts as none, logged once. */
