@@ -8,7 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const packageDirs = ['core', 'routes', 'signature-statuses', 'server'].map((name) => `packages/${name}`);
+const packageDirs = ['core', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
+  (name) => `packages/${name}`,
+);
 
 interface PackedFile {
   readonly path: string;

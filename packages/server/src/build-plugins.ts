@@ -1,3 +1,4 @@
+import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-router/delegation-router';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import type { Redis } from 'ioredis';
@@ -8,6 +9,8 @@ import type { UpstreamWatch } from './readiness/upstream-watch.js';
 export interface ServerPlugins {
   readonly routes: RoutesPlugin;
   readonly statuses: SignatureStatusesPlugin;
+  /** Served when a base chain is known (delegation.baseChain, or routes.chain). */
+  readonly delegation: DelegationRouterPlugin | undefined;
 }
 
 /**
@@ -45,7 +48,35 @@ export function buildPlugins(
     statuses.options.upstreams.map(({ url }, i) => ({ url, name: statuses.upstreamNames[i]! })),
   );
   if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
-  return { routes, statuses };
+  return { routes, statuses, delegation: delegationOf(config, routes, statuses, redis) };
+}
+
+/**
+ * The delegation router over the route table, with its base chain from its own section
+ * or else from routes.chain: one setting for the on-chain registry and the delegation
+ * records. With Redis, the instances share what they read of delegations. A transaction
+ * sent to one of statuses.upstreams is tracked by the statuses plugin, so its status and
+ * subscription ask that upstream first; track() refuses any other upstream, since only
+ * the configured ones are trusted for statuses.
+ */
+function delegationOf(
+  config: ServerConfig,
+  routes: RoutesPlugin,
+  statuses: SignatureStatusesPlugin,
+  redis: Redis | undefined,
+): DelegationRouterPlugin | undefined {
+  const { baseChain, ...rest } = config.delegation;
+  const chain = config.routes.chain;
+  const base = baseChain ?? (chain && { url: chain.url, wsUrl: chain.wsUrl, commitment: chain.commitment });
+  if (!base) return undefined;
+  return delegationRouterPlugin({
+    ...rest,
+    baseChain: base,
+    registry: routes.registry,
+    openRegistry: chain !== undefined,
+    redis: config.redis ? redis : undefined,
+    onSent: (signature, upstream) => statuses.track(signature, upstream.url),
+  });
 }
 
 /** What the statuses plugin takes of the server's redis section (the server owns the connection). */

@@ -97,7 +97,12 @@ async function startWith(
   const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets }));
   const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
   const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
-  const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log, redis);
+  const rpc = buildRpc(
+    config,
+    [plugins.routes, plugins.statuses, ...(plugins.delegation ? [plugins.delegation] : []), ...own],
+    log,
+    redis,
+  );
   if (metrics) observeInto(metrics, rpc, plugins, redis);
 
   const state = { started: false, draining: false };

@@ -66,8 +66,12 @@ export function createFallback(routes: FallbackRoutes): RequestListener {
     const path = (req.url ?? '/').split('?', 1)[0];
     const probe = (path === '/health' || path === '/ready') && routes.ready !== undefined;
     if (!probe && !(path === '/metrics' && routes.metrics !== undefined)) {
-      if (req.method === 'POST' && routes.otherPosts !== undefined) routes.otherPosts(req, res);
-      else send(req, res, 404, JSON_TYPE, NOT_FOUND);
+      if (req.method === 'POST' && routes.otherPosts !== undefined) {
+        // The web3.js router SDK posts to `${url}/getDelegationStatus`, and its docs give the
+        // url with a trailing slash: `//getDelegationStatus` is that method's path-style endpoint.
+        if (path?.startsWith('//') === true) req.url = (req.url ?? '/').replace(/^\/+/, '/');
+        routes.otherPosts(req, res);
+      } else send(req, res, 404, JSON_TYPE, NOT_FOUND);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

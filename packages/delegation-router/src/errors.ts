@@ -1,0 +1,47 @@
+import { defineErrors } from '@rollup-router/core';
+
+/**
+ * The error codes of the delegation router, declared on the plugin (checked against every
+ * other code when the service is built, published in rpc.discover). The messages of
+ * UNKNOWN_ER_NODE and CONFLICTING_DELEGATIONS are the Rust Magic Router's, so a client
+ * matching on them sees the same text. An upstream's own error is never one of these: it
+ * is passed through unchanged.
+ */
+export const DelegationError = defineErrors({
+  UNKNOWN_ER_NODE: {
+    code: -32070,
+    message: 'account has been delegated to unknown ER node',
+    meaning:
+      'an account is delegated to an ER validator the route table does not list; the message ends with its identity, data.identity names it',
+  },
+  UPSTREAM_UNAVAILABLE: {
+    code: -32071,
+    message: 'Upstream unavailable',
+    meaning:
+      'the base chain or the ER chosen for the call did not answer (timeout, refused, bad reply); data names the upstream and why',
+  },
+  CONFLICTING_DELEGATIONS: {
+    code: -32072,
+    message: 'transaction contains accounts that were delegated to different ER nodes',
+    meaning:
+      'the writable accounts of a transaction are delegated to more than one ER; data lists them by ER',
+  },
+  NO_ER_AVAILABLE: {
+    code: -32073,
+    message: 'No ER node available',
+    meaning:
+      'getIdentity: the route table lists no available ER (or none the allow-list or pin accepts); delegating to the base chain identity instead would strand the accounts',
+  },
+  INVALID_TRANSACTION: {
+    code: -32074,
+    message: 'Invalid transaction',
+    meaning:
+      'sendTransaction: the wire transaction does not decode (bad base58/base64, not a legacy or v0 transaction); data says why',
+  },
+  LOOKUP_TABLE_NOT_FOUND: {
+    code: -32075,
+    message: 'Address lookup table not found',
+    meaning:
+      'sendTransaction: a v0 transaction names a lookup table the base chain does not hold; data names it',
+  },
+});

@@ -1,0 +1,29 @@
+export { delegationRouterPlugin, type DelegationRouterPlugin } from './plugin.js';
+export type { DelegationRouterHooks, DelegationRouterPluginOptions } from './options.js';
+export { DelegationError } from './errors.js';
+export { Routing } from './routing.js';
+export { DelegationSource } from './delegation/delegation-source.js';
+export {
+  decodeDelegationRecord,
+  encodeDelegationRecord,
+  DELEGATION_PROGRAM_ID,
+  DELEGATION_RECORD_SEED,
+  DELEGATION_RECORD_SIZE,
+  type DecodedDelegation,
+  type DelegationRecord,
+} from './delegation/record-codec.js';
+export { delegationRecordAddress } from './delegation/record-address.js';
+export {
+  SharedDelegations,
+  delegationKey,
+  type SharedDelegationsClient,
+  type SharedRead,
+} from './delegation/shared-delegations.js';
+export { decodeWireTransaction, type RoutedTransaction } from './transaction/decode-transaction.js';
+export { BASE_CHAIN_NAME, type Upstream } from './upstream/upstream.js';
+export type { SentObserver } from './methods/send-transaction.js';
+export {
+  delegationRouterOptionsSchema,
+  type DelegationRouterOptions,
+  type DelegationRouterOptionsResolved,
+} from './generated/schemas.js';

@@ -1,0 +1,143 @@
+import {
+  defineMethod,
+  type AnyMethodDefinition,
+  type MethodDefinition,
+  type Schema,
+} from '@rollup-router/core';
+import {
+  accountQueryParamsSchema,
+  getMultipleAccountsParamsSchema,
+  type AccountQueryParams,
+  type GetMultipleAccountsParams,
+} from '../generated/schemas.js';
+import type { Routing } from '../routing.js';
+import type { Origins } from '../upstream/origins.js';
+import { badReply, type UpstreamCaller } from '../upstream/upstream-caller.js';
+import type { Upstream } from '../upstream/upstream.js';
+
+/** At most a config object: the upstream checks it. */
+const optionalConfig = { type: 'array', maxItems: 1 } as const;
+const keyThenConfig = (title: string) =>
+  ({
+    type: 'array',
+    minItems: 1,
+    maxItems: 2,
+    prefixItems: [{ title, type: 'string', minLength: 1, maxLength: 128 }, { type: ['object', 'null'] }],
+  }) as const;
+
+/** A method whose params go to one upstream as given, and whose answer comes back unchanged. */
+function forwarded<P extends readonly unknown[]>(
+  name: string,
+  summary: string,
+  params: Schema,
+  caller: UpstreamCaller,
+  targetOf: (params: P) => Upstream | Promise<Upstream>,
+): MethodDefinition<P, unknown> {
+  return defineMethod<P, unknown>({
+    name,
+    summary,
+    params,
+    handler: async (p, ctx) => caller.call(await targetOf(p ?? ([] as unknown as P)), name, p, ctx.signal),
+  });
+}
+
+interface AccountsAnswer {
+  readonly context: { readonly slot: number };
+  readonly value: readonly unknown[];
+}
+
+/**
+ * The Solana methods the SDKs' flows call beside the router's own: chain-wide ones from
+ * the base chain (the Rust router answers getLatestBlockhash from the closest ER, which
+ * breaks base-chain transactions), the rest from the chain that holds what they name.
+ */
+export function forwardedMethods(
+  routing: Routing,
+  caller: UpstreamCaller,
+  blockhashes: Origins,
+  sent: Origins,
+): AnyMethodDefinition[] {
+  const base = routing.baseChain;
+  const methods = [
+    forwarded(
+      'getLatestBlockhash',
+      "Returns the base chain's latest blockhash.",
+      optionalConfig,
+      caller,
+      () => base,
+    ),
+    forwarded('getBlockHeight', "Returns the base chain's block height.", optionalConfig, caller, () => base),
+    forwarded<[string, unknown?]>(
+      'isBlockhashValid',
+      'Asks the chain that handed out the blockhash (the base chain when it is not known here).',
+      keyThenConfig('Blockhash'),
+      caller,
+      ([blockhash]) => blockhashes.of(blockhash) ?? base,
+    ),
+    forwarded<[string, unknown?]>(
+      'getTransaction',
+      'Asks the chain the transaction was sent to through this router (the base chain when it is not known here).',
+      keyThenConfig('Signature'),
+      caller,
+      ([signature]) => sent.of(signature) ?? base,
+    ),
+    forwarded<AccountQueryParams>(
+      'getBalance',
+      "Returns an account's balance from the chain that holds it.",
+      accountQueryParamsSchema,
+      caller,
+      ([account]) => routing.targetOf([account]),
+    ),
+    forwarded<AccountQueryParams>(
+      'getAccountInfo',
+      'Returns an account from the chain that holds it.',
+      accountQueryParamsSchema,
+      caller,
+      ([account]) => routing.targetOf([account]),
+    ),
+    getMultipleAccountsMethod(routing, caller),
+  ];
+  return methods as AnyMethodDefinition[];
+}
+
+/** getMultipleAccounts: each account asked of the chain that holds it, the answers merged in request order. */
+function getMultipleAccountsMethod(
+  routing: Routing,
+  caller: UpstreamCaller,
+): MethodDefinition<GetMultipleAccountsParams, AccountsAnswer> {
+  const base = routing.baseChain;
+  return defineMethod<GetMultipleAccountsParams, AccountsAnswer>({
+    name: 'getMultipleAccounts',
+    summary: 'Returns each account from the chain that holds it, in request order.',
+    params: getMultipleAccountsParamsSchema,
+    handler: async ([accounts, config], ctx) => {
+      const holders = await routing.holdersOf(accounts);
+      const groups = new Map<string, { upstream: Upstream; at: number[] }>();
+      holders.forEach((upstream, i) => {
+        const group =
+          groups.get(upstream.name) ?? groups.set(upstream.name, { upstream, at: [] }).get(upstream.name)!;
+        group.at.push(i);
+      });
+      if (groups.size === 0) groups.set(base.name, { upstream: base, at: [] });
+      const value: unknown[] = new Array(accounts.length).fill(null);
+      let context: AccountsAnswer['context'] | undefined;
+      await Promise.all(
+        [...groups.values()].map(async ({ upstream, at }) => {
+          const keys = at.map((i) => accounts[i]);
+          const answer = await caller.call<AccountsAnswer>(
+            upstream,
+            'getMultipleAccounts',
+            config === undefined ? [keys] : [keys, config],
+            ctx.signal,
+          );
+          if (!Array.isArray(answer?.value) || answer.value.length !== keys.length) {
+            throw badReply(upstream, 'getMultipleAccounts answered no account list of the right length');
+          }
+          at.forEach((i, k) => (value[i] = answer.value[k]));
+          if (!context || answer.context?.slot > context.slot) context = answer.context;
+        }),
+      );
+      return { context: context!, value };
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { defineMethod, RpcError, type MethodDefinition } from '@rollup-router/core';
+import { DelegationError } from '../errors.js';
+import { sendTransactionParamsSchema, type SendTransactionParams } from '../generated/schemas.js';
+import type { Routing } from '../routing.js';
+import { decodeWireTransaction } from '../transaction/decode-transaction.js';
+import type { LookupTables } from '../transaction/lookup-tables.js';
+import type { Origins } from '../upstream/origins.js';
+import type { UpstreamCaller } from '../upstream/upstream-caller.js';
+import type { Upstream } from '../upstream/upstream.js';
+
+/** Told of every transaction an upstream took, with its signature (the statuses plugin's track). */
+export type SentObserver = (signature: string, upstream: Upstream) => void;
+
+/**
+ * sendTransaction routed by delegation: to the ER every delegated writable account of
+ * the transaction is delegated to, or to the base chain when none is. The params go to
+ * that upstream as given, and its answer (the signature, or its own error) comes back
+ * unchanged.
+ */
+export function sendTransactionMethod(
+  routing: Routing,
+  caller: UpstreamCaller,
+  tables: LookupTables,
+  sent: Origins,
+  onSent: SentObserver | undefined,
+): MethodDefinition<SendTransactionParams, string> {
+  return defineMethod<SendTransactionParams, string>({
+    name: 'sendTransaction',
+    summary: 'Sends a signed transaction to the chain that holds its writable accounts.',
+    description:
+      'Legacy and v0 transactions; the writable accounts are the static ones plus those of v0 lookup tables (read from the base chain). Accounts delegated to different ERs are refused (-32072).',
+    params: sendTransactionParamsSchema,
+    result: { type: 'string' },
+    handler: async (params, ctx) => {
+      const [wire, config] = params;
+      const decoded = decodeWireTransaction(wire, config?.encoding ?? 'base58');
+      if (!decoded.ok) throw RpcError.from(DelegationError.INVALID_TRANSACTION, { reason: decoded.reason });
+      const { tx } = decoded;
+      const writable = [...tx.writableStatic, ...(await tables.writableAddresses(tx.lookups))];
+      const target = await routing.targetOf(writable);
+      const signature = await caller.call<string>(target, 'sendTransaction', params, ctx.signal);
+      sent.remember(signature, target);
+      onSent?.(signature, target);
+      return signature;
+    },
+  });
+}

@@ -1,0 +1,108 @@
+import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/routes';
+import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
+import { SharedDelegations } from './delegation/shared-delegations.js';
+import { DelegationError } from './errors.js';
+import { forwardedMethods } from './methods/forwarded-methods.js';
+import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
+import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
+import { getIdentityMethod } from './methods/get-identity.js';
+import { sendTransactionMethod } from './methods/send-transaction.js';
+import {
+  resolveOptions,
+  type DelegationRouterPluginOptions,
+  type ResolvedDelegationRouterOptions,
+} from './options.js';
+import { Routing } from './routing.js';
+import { LookupTables } from './transaction/lookup-tables.js';
+import { ErDirectory } from './upstream/er-directory.js';
+import { Origins } from './upstream/origins.js';
+import { UpstreamCaller } from './upstream/upstream-caller.js';
+import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
+
+export interface DelegationRouterPlugin extends Plugin {
+  readonly name: 'delegation-router';
+  readonly options: ResolvedDelegationRouterOptions['json'];
+  /** Routing by delegation: the delegation source, the ERs, the base chain. */
+  readonly routing: Routing;
+}
+
+/** Blockhashes handed out and transactions sent that are remembered (each with its upstream). */
+const MAX_REMEMBERED = 100_000;
+const MAX_LOOKUP_TABLES = 10_000;
+
+/** The delegation source's settings from the plugin's options. */
+function sourceOptions(
+  json: ResolvedDelegationRouterOptions['json'],
+  hooks: ResolvedDelegationRouterOptions['hooks'],
+  baseChain: Upstream,
+): DelegationSourceOptions {
+  const { delegations } = json;
+  return {
+    baseChain,
+    programId: delegations.programId,
+    commitment: json.baseChain.commitment,
+    maxEntries: delegations.maxEntries,
+    ttlMs: delegations.ttlMs,
+    follow: delegations.follow
+      ? { wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url), ttlMs: delegations.followedTtlMs }
+      : undefined,
+    shared: hooks.redis && new SharedDelegations(hooks.redis, delegations.ttlMs),
+  };
+}
+
+/**
+ * The methods MagicBlock's SDKs call on a router (getBlockhashForAccounts, getIdentity,
+ * getDelegationStatus, sendTransaction and the Solana reads of their flows), each sent
+ * to the ER the accounts it names are delegated to, or to the base chain. Needs the
+ * routes plugin: its route table maps an ER's identity to its URL.
+ */
+export function delegationRouterPlugin(options: DelegationRouterPluginOptions): DelegationRouterPlugin {
+  const { json, hooks } = resolveOptions(options);
+  const caller = new UpstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs);
+  const baseChain = baseChainUpstream(json.baseChain.url);
+  let log: PluginContext['log'] | undefined;
+  const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
+  const ers = new ErDirectory(hooks.registry, json.identity);
+  const routing = new Routing(source, ers, baseChain);
+  const blockhashes = new Origins(MAX_REMEMBERED);
+  const sent = new Origins(MAX_REMEMBERED);
+  const tables = new LookupTables(caller, baseChain, MAX_LOOKUP_TABLES);
+
+  return definePlugin({
+    name: 'delegation-router' as const,
+    dependencies: ['routes'],
+    options: json,
+    routing,
+    errors: Object.values(DelegationError),
+    methods: [
+      getBlockhashForAccountsMethod(routing, caller, blockhashes),
+      getIdentityMethod(ers),
+      getDelegationStatusMethod(routing),
+      sendTransactionMethod(routing, caller, tables, sent, hooks.onSent),
+      ...forwardedMethods(routing, caller, blockhashes, sent),
+    ],
+    start(ctx: PluginContext) {
+      log = ctx.log;
+      const { pin, allow } = json.identity;
+      if (hooks.openRegistry && pin === undefined && allow === undefined) {
+        ctx.log.warn(
+          'getIdentity may name any ER registered on chain: set identity.allow (or identity.pin) to the ERs you trust',
+        );
+      }
+      ctx.log.info(
+        {
+          baseChain: baseChain.name,
+          programId: json.delegations.programId,
+          identity: json.identity,
+          redis: hooks.redis !== undefined,
+        },
+        'delegation router ready',
+      );
+    },
+    async stop() {
+      source.stop();
+      await caller.close();
+    },
+  });
+}

@@ -1,0 +1,59 @@
+import { RpcError } from '@rollup-router/core';
+import type { DelegationSource } from './delegation/delegation-source.js';
+import type { DelegationRecord } from './delegation/record-codec.js';
+import { DelegationError } from './errors.js';
+import type { ErDirectory } from './upstream/er-directory.js';
+import type { Upstream } from './upstream/upstream.js';
+
+/**
+ * Where calls about accounts go: to the ER they are delegated to, or to the base chain
+ * when none is. The one place that rule lives.
+ */
+export class Routing {
+  constructor(
+    readonly source: DelegationSource,
+    readonly ers: ErDirectory,
+    readonly baseChain: Upstream,
+  ) {}
+
+  /**
+   * The chain that holds every delegated one of `accounts`: their ER when they all share
+   * one, the base chain when none is delegated. Accounts delegated to different ERs are
+   * -32072; an ER the route table does not list is -32070.
+   */
+  async targetOf(accounts: readonly string[]): Promise<Upstream> {
+    const records = await this.source.recordsOf(accounts);
+    const byEr = new Map<string, string[]>();
+    records.forEach((record, i) => {
+      if (record === null) return;
+      const list = byEr.get(record.authority) ?? byEr.set(record.authority, []).get(record.authority)!;
+      list.push(accounts[i]!);
+    });
+    if (byEr.size === 0) return this.baseChain;
+    if (byEr.size > 1) {
+      throw RpcError.from(DelegationError.CONFLICTING_DELEGATIONS, { delegatedTo: Object.fromEntries(byEr) });
+    }
+    return this.erOf(byEr.keys().next().value!);
+  }
+
+  /** The chain that holds each account, in order (-32070 for an ER the route table does not list). */
+  async holdersOf(accounts: readonly string[]): Promise<Upstream[]> {
+    const records = await this.source.recordsOf(accounts);
+    return records.map((record) => (record === null ? this.baseChain : this.erOf(record.authority)));
+  }
+
+  /** The ER a record names, or -32070 naming it. */
+  erOfRecord(record: DelegationRecord): Upstream {
+    return this.erOf(record.authority);
+  }
+
+  private erOf(identity: string): Upstream {
+    const er = this.ers.byIdentity(identity);
+    if (er) return er;
+    throw new RpcError(
+      DelegationError.UNKNOWN_ER_NODE.code,
+      `${DelegationError.UNKNOWN_ER_NODE.message}: ${identity}`,
+      { identity },
+    );
+  }
+}

@@ -1,0 +1,145 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { JsonRpcClient } from '@rollup-router/core';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
+import { DelegationSource, DELEGATION_PROGRAM_ID } from '../src/index.js';
+import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
+import { baseChainUpstream } from '../src/upstream/upstream.js';
+
+describe('delegation source (a base-chain stand-in on loopback)', () => {
+  let chain: DelegationChain;
+  let caller: UpstreamCaller;
+  const lines: Record<string, unknown>[] = [];
+  const log = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk: Buffer, _e, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
+  const sourceOf = (ttlMs = 60_000) =>
+    new DelegationSource(
+      {
+        baseChain: baseChainUpstream(chain.url),
+        programId: DELEGATION_PROGRAM_ID,
+        commitment: 'confirmed',
+        maxEntries: 1000,
+        ttlMs,
+      },
+      caller,
+      () => log,
+    );
+
+  beforeEach(async () => {
+    chain = await DelegationChain.start(undefined);
+    caller = new UpstreamCaller(new JsonRpcClient(), 2000);
+    lines.length = 0;
+  });
+  afterEach(async () => {
+    await caller.close();
+    await chain.close();
+  });
+
+  it('reads the record an account has, and null for one it has not', async () => {
+    const [delegated, plain, er] = [newIdentity(), newIdentity(), newIdentity()];
+    await chain.delegate(delegated, er);
+    const [record, none] = await sourceOf().recordsOf([delegated, plain]);
+    expect(record).to.include({ authority: er, delegationSlot: 42n, lamports: 1_000_000n });
+    expect(none).to.equal(null);
+  });
+
+  it('reads the misses of concurrent lookups with one getMultipleAccounts, and caches them', async () => {
+    const source = sourceOf();
+    const accounts = Array.from({ length: 30 }, newIdentity);
+    await Promise.all(accounts.map((a) => source.recordOf(a)));
+    expect(chain.multipleAccountsSizes).to.deep.equal([30]);
+    await source.recordsOf(accounts);
+    expect(chain.multipleAccountsSizes).to.deep.equal([30]);
+  });
+
+  it('asks at most 100 keys per read, and a key asked twice at once only once', async () => {
+    const source = sourceOf();
+    const accounts = Array.from({ length: 150 }, newIdentity);
+    await Promise.all([source.recordsOf(accounts), source.recordsOf(accounts.slice(0, 10))]);
+    expect(chain.multipleAccountsSizes.sort()).to.deep.equal([100, 50].sort());
+  });
+
+  it('counts an unreadable record as not delegated, and logs it once', async () => {
+    const account = newIdentity();
+    await chain.put(account, new Uint8Array(40));
+    const source = sourceOf(1);
+    expect(await source.recordOf(account)).to.equal(null);
+    source.clear();
+    expect(await source.recordOf(account)).to.equal(null);
+    const warnings = lines.filter((l) => String(l.msg).includes('unreadable'));
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include({ account });
+    expect(String(warnings[0]!.reason)).to.match(/40 bytes/);
+  });
+
+  it('counts a record account not owned by the program as not delegated', async () => {
+    const account = newIdentity();
+    await chain.put(account, new Uint8Array(96), '11111111111111111111111111111111');
+    expect(await sourceOf().recordOf(account)).to.equal(null);
+  });
+
+  it('sees an undelegation once the cached read expires', async () => {
+    const [account, er] = [newIdentity(), newIdentity()];
+    await chain.delegate(account, er);
+    const source = sourceOf(50);
+    expect(await source.recordOf(account)).to.not.equal(null);
+    await chain.undelegate(account);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await source.recordOf(account)).to.equal(null);
+  });
+
+  it('reads unfollowed, without trying again at once, when the websocket never confirms a subscription', async () => {
+    const silent = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(silent, 'listening');
+    const subscribes: unknown[] = [];
+    silent.on('connection', (socket) => socket.on('message', (m) => subscribes.push(JSON.parse(String(m)))));
+    try {
+      const source = new DelegationSource(
+        {
+          baseChain: baseChainUpstream(chain.url),
+          programId: DELEGATION_PROGRAM_ID,
+          commitment: 'confirmed',
+          maxEntries: 1000,
+          ttlMs: 60_000,
+          follow: { wsUrl: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}`, ttlMs: 60_000 },
+        },
+        caller,
+        () => log,
+      );
+      const [account, er] = [newIdentity(), newIdentity()];
+      await chain.delegate(account, er);
+      expect(await source.recordOf(account)).to.include({ authority: er });
+      expect(await source.recordsOf([newIdentity(), newIdentity()])).to.deep.equal([null, null]);
+      expect(subscribes.map((s) => (s as { method: string }).method)).to.deep.equal(['accountSubscribe']);
+      expect(source.followed).to.equal(0);
+      source.stop();
+    } finally {
+      for (const c of silent.clients) c.terminate();
+      silent.close();
+    }
+  });
+
+  it('fails the lookup with -32071 naming the base chain when it does not answer', async () => {
+    await chain.close();
+    const err = await sourceOf()
+      .recordOf(newIdentity())
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).to.include({ code: -32071 });
+    expect((err as { data: { upstream: { name: string } } }).data.upstream.name).to.equal('base-chain');
+  });
+});

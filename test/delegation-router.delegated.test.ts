@@ -1,0 +1,305 @@
+// The delegated path, through the built server: the offline peers have no delegation
+// program, so the base chain is a stand-in on loopback that holds delegation records
+// (bytes per the program's layout) and passes everything else to validator A. Validator B
+// is the ER, behind a recording pass-through so that the test sees what reached it.
+import { expect } from 'chai';
+import {
+  AddressLookupTableAccount,
+  Connection as Web3Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { validatorBIdentity } from '@rollup-router/test-support/mdp';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
+
+const B_URL = 'http://127.0.0.1:18899';
+const chainA = new Web3Connection(VALIDATOR_A, 'confirmed');
+
+interface Reply {
+  readonly result?: unknown;
+  readonly error?: { code: number; message: string; data?: unknown };
+}
+
+describe('delegation router: the delegated path (base-chain stand-in, validator B as the ER)', function () {
+  this.timeout(60_000);
+  let base: DelegationChain;
+  let er: DelegationChain;
+  let server: ServerProcess;
+  let dir: ReturnType<typeof tempDir>;
+  let b: string;
+  let payer: Keypair;
+
+  const call = async (method: string, params: unknown): Promise<Reply> => {
+    const res = await fetch(server.base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return (await res.json()) as Reply;
+  };
+
+  /** A signed legacy transfer from the payer to `to`, with a blockhash of A (base64 wire). */
+  const transferTo = async (to: string, extraWritable: string[] = []): Promise<string> => {
+    const tx = new Transaction().add(
+      SystemProgram.transfer({
+        fromPubkey: payer.publicKey,
+        toPubkey: new Keypair().publicKey,
+        lamports: 1_000_000,
+      }),
+    );
+    tx.instructions[0]!.keys.push(
+      ...[to, ...extraWritable].map((k) => ({
+        pubkey: new PublicKey(k),
+        isSigner: false,
+        isWritable: true,
+      })),
+    );
+    tx.recentBlockhash = (await chainA.getLatestBlockhash()).blockhash;
+    tx.feePayer = payer.publicKey;
+    tx.sign(payer);
+    return tx.serialize().toString('base64');
+  };
+
+  before(async function () {
+    await skipUnlessValidatorA(this, VALIDATOR_A);
+    b = await validatorBIdentity();
+    base = await DelegationChain.start(VALIDATOR_A);
+    er = await DelegationChain.start(B_URL);
+    dir = tempDir();
+    server = await serveWith(dir.dir, {
+      routes: {
+        routes: [{ identity: b, fqdn: er.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' }],
+        allowInsecure: true,
+      },
+      // Reads are trusted for ten minutes: only accountSubscribe notifications can change them in a test.
+      delegation: {
+        baseChain: { url: base.url, wsUrl: base.wsUrl },
+        delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
+      },
+      statuses: { store: false },
+      websocket: { port: false },
+    });
+    payer = Keypair.generate();
+    await chainA.confirmTransaction(
+      await chainA.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL),
+      'confirmed',
+    );
+  });
+  after(async () => {
+    await server?.kill();
+    dir?.remove();
+    await base?.close();
+    await er?.close();
+  });
+
+  it('getDelegationStatus of a delegated account names its ER and its record', async () => {
+    const account = newIdentity();
+    await base.delegate(account, b);
+    expect(await call('getDelegationStatus', [account])).to.deep.include({
+      result: {
+        isDelegated: true,
+        fqdn: er.url,
+        delegationRecord: {
+          authority: b,
+          owner: '11111111111111111111111111111111',
+          delegationSlot: 42,
+          lamports: 1_000_000,
+        },
+      },
+    });
+  });
+
+  it("getBlockhashForAccounts of a delegated account is the ER's", async () => {
+    const account = newIdentity();
+    await base.delegate(account, b);
+    const { result } = await call('getBlockhashForAccounts', [[payer.publicKey.toBase58(), account]]);
+    const fromB = er.passedThrough.get('getLatestBlockhash') as { result: { value: { blockhash: string } } };
+    const { blockhash } = result as { blockhash: string };
+    expect(blockhash).to.equal(fromB.result.value.blockhash);
+    // isBlockhashValid asks the chain that handed the blockhash out.
+    const valid = await call('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
+    expect(valid.result).to.deep.equal((er.passedThrough.get('isBlockhashValid') as Reply).result);
+    expect(base.methods).to.not.include('isBlockhashValid');
+  });
+
+  // B is a real MagicBlock ER: it refuses the payer, which it cannot clone as writable
+  // (UnclonableAccountUsedAsWritableInEphemeral), and that error of its own must come back.
+  it("a transaction writing a delegated account goes to the ER; B's answer comes back unchanged", async () => {
+    const account = newIdentity();
+    await base.delegate(account, b);
+    const reply = await call('sendTransaction', [await transferTo(account), { encoding: 'base64' }]);
+    expect(base.methods).to.not.include('sendTransaction');
+    const fromB = er.passedThrough.get('sendTransaction') as Reply;
+    expect(fromB, 'B received the transaction').to.not.equal(undefined);
+    expect(reply.result).to.deep.equal(fromB.result);
+    expect(reply.error).to.deep.equal(fromB.error);
+  });
+
+  it('a transaction writing no delegated account goes to the base chain, which then answers its status', async () => {
+    const reply = await call('sendTransaction', [await transferTo(newIdentity()), { encoding: 'base64' }]);
+    expect(reply, JSON.stringify(reply)).to.have.property('result').that.is.a('string');
+    expect(base.methods).to.include('sendTransaction');
+    // No statuses upstream is configured: only the track of the send tells where to ask.
+    await waitFor(async () => {
+      const { result } = await call('getSignatureStatuses', [[reply.result]]);
+      return (result as { value: unknown[] }).value[0] !== null;
+    }, 'the status from the base chain');
+    expect(base.methods).to.include('getSignatureStatuses');
+  });
+
+  it('getBalance and getMultipleAccounts ask each account of the chain that holds it, in request order', async () => {
+    const delegated = newIdentity();
+    await base.delegate(delegated, b);
+    const balance = await call('getBalance', [delegated]);
+    expect(balance.result).to.deep.equal((er.passedThrough.get('getBalance') as Reply).result);
+    expect(balance.error).to.deep.equal((er.passedThrough.get('getBalance') as Reply).error);
+    const keys = [payer.publicKey.toBase58(), delegated];
+    const { result } = await call('getMultipleAccounts', [keys, { encoding: 'base64' }]);
+    const fromB = er.passedThrough.get('getMultipleAccounts') as { result: { value: unknown[] } };
+    const fromA = (await chainA.getAccountInfo(payer.publicKey))!;
+    const [first, second] = (result as { value: { lamports: number }[] }).value;
+    expect(first!.lamports).to.equal(fromA.lamports);
+    expect(second).to.deep.equal(fromB.result.value[0]);
+  });
+
+  it('accounts delegated to different ERs are refused, naming them', async () => {
+    const [x, y, other] = [newIdentity(), newIdentity(), newIdentity()];
+    await base.delegate(x, b);
+    await base.delegate(y, other);
+    const reply = await call('sendTransaction', [await transferTo(x, [y]), { encoding: 'base64' }]);
+    expect(reply.error).to.deep.equal({
+      code: -32072,
+      message: 'transaction contains accounts that were delegated to different ER nodes',
+      data: { delegatedTo: { [b]: [x], [other]: [y] } },
+    });
+  });
+
+  it('an account delegated to an ER the route table does not list is -32070, naming it', async () => {
+    const [account, unknown] = [newIdentity(), newIdentity()];
+    await base.delegate(account, unknown);
+    expect((await call('getDelegationStatus', [account])).error).to.deep.equal({
+      code: -32070,
+      message: `account has been delegated to unknown ER node: ${unknown}`,
+      data: { identity: unknown },
+    });
+  });
+
+  it('a delegation notified on the base chain moves routing to the ER within 2 s', async () => {
+    const account = newIdentity();
+    expect((await call('getDelegationStatus', [account])).result).to.deep.equal({ isDelegated: false });
+    await waitFor(() => base.subscriptionCount > 0, 'the record followed');
+    await base.delegate(account, b);
+    await waitFor(
+      async () =>
+        ((await call('getDelegationStatus', [account])).result as { isDelegated: boolean }).isDelegated ===
+        true,
+      'the delegation to be seen',
+      { attempts: 20, stepMs: 100 },
+    );
+  });
+
+  it('an undelegation notified on the base chain moves routing back to the base chain within 2 s', async () => {
+    const account = newIdentity();
+    await base.delegate(account, b);
+    expect((await call('getDelegationStatus', [account])).result).to.include({ isDelegated: true });
+    await base.undelegate(account);
+    await waitFor(
+      async () =>
+        ((await call('getDelegationStatus', [account])).result as { isDelegated: boolean }).isDelegated ===
+        false,
+      'the undelegation to be seen',
+      { attempts: 20, stepMs: 100 },
+    );
+  });
+
+  // Validator A's ALT program refuses every recent slot ("is not a recent slot"), so the
+  // table is the stand-in's, in the ALT program's layout.
+  it('a v0 transaction whose delegated writable account is in a lookup table goes to the ER', async () => {
+    const account = new PublicKey(newIdentity());
+    await base.delegate(account.toBase58(), b);
+    const table = Keypair.generate().publicKey;
+    base.putLookupTable(table.toBase58(), [account.toBytes()]);
+    const lookupTable = new AddressLookupTableAccount({
+      key: table,
+      state: {
+        deactivationSlot: 2n ** 64n - 1n,
+        lastExtendedSlot: 0,
+        lastExtendedSlotStartIndex: 0,
+        addresses: [account],
+      },
+    });
+    const transfer = SystemProgram.transfer({
+      fromPubkey: payer.publicKey,
+      toPubkey: account,
+      lamports: 1_000_000,
+    });
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: (await chainA.getLatestBlockhash()).blockhash,
+      instructions: [transfer],
+    }).compileToV0Message([lookupTable]);
+    expect(message.staticAccountKeys.map((k) => k.toBase58())).to.not.include(account.toBase58());
+    const tx = new VersionedTransaction(message);
+    tx.sign([payer]);
+    const before = base.methods.filter((m) => m === 'sendTransaction').length;
+    const reply = await call('sendTransaction', [
+      Buffer.from(tx.serialize()).toString('base64'),
+      { encoding: 'base64' },
+    ]);
+    const fromB = er.passedThrough.get('sendTransaction') as Reply;
+    expect(reply.error ?? null).to.deep.equal(fromB.error ?? null);
+    expect(base.methods.filter((m) => m === 'sendTransaction').length).to.equal(before);
+  });
+
+  it('a v0 transaction naming a lookup table that does not exist is -32075, naming it', async () => {
+    const table = Keypair.generate().publicKey;
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: (await chainA.getLatestBlockhash()).blockhash,
+      instructions: [
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: payer.publicKey, lamports: 1 }),
+      ],
+    }).compileToV0Message();
+    message.addressTableLookups.push({ accountKey: table, writableIndexes: [0], readonlyIndexes: [] });
+    const tx = new VersionedTransaction(message);
+    tx.sign([payer]);
+    const reply = await call('sendTransaction', [
+      Buffer.from(tx.serialize()).toString('base64'),
+      { encoding: 'base64' },
+    ]);
+    expect(reply.error).to.deep.include({ code: -32075, message: 'Address lookup table not found' });
+    expect(reply.error?.data).to.deep.include({ table: table.toBase58() });
+  });
+
+  for (const [what, params, code, pattern] of [
+    [
+      'a wire transaction that does not decode',
+      ['AAAA', { encoding: 'base64' }],
+      -32074,
+      /not a legacy or v0/,
+    ],
+    ['text that is not base64', ['not base64!', { encoding: 'base64' }], -32074, /not base64/],
+    ['an unknown encoding', ['AAAA', { encoding: 'base32' }], -32602, /encoding/],
+  ] as const) {
+    it(`sendTransaction of ${what} is ${code}, saying why`, async () => {
+      const { error } = await call('sendTransaction', params);
+      expect(error?.code).to.equal(code);
+      expect(JSON.stringify(error)).to.match(pattern);
+    });
+  }
+
+  it('a pubkey that is not 32 bytes is -32602 naming the param', async () => {
+    const { error } = await call('getDelegationStatus', ['3xyz']);
+    expect(error?.code).to.equal(-32602);
+    expect(JSON.stringify(error)).to.match(/params\/0/);
+  });
+});

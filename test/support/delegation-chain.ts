@@ -1,0 +1,231 @@
+// A base-chain stand-in for the delegated path (also, with no records, a recording
+// pass-through in front of validator B): the offline peers have no delegation
+// program, so this real HTTP server on loopback answers getAccountInfo and
+// getMultipleAccounts for delegation records (bytes per the program's layout) and passes
+// every other call, and every other account, through to validator A.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { address } from '@solana/kit';
+import {
+  DELEGATION_PROGRAM_ID,
+  delegationRecordAddress,
+  encodeDelegationRecord,
+  type DelegationRecord,
+} from '@rollup-router/delegation-router';
+
+export const VALIDATOR_A = 'http://127.0.0.1:17799';
+
+interface StoredAccount {
+  readonly data: Uint8Array;
+  readonly owner: string;
+}
+
+type Rpc = { id?: unknown; method?: string; params?: unknown[] };
+
+export class DelegationChain {
+  /** Record PDA → the account the stand-in holds there. */
+  private readonly accounts = new Map<string, StoredAccount>();
+  /** The method of every request, in order. */
+  readonly methods: string[] = [];
+  /** The last reply passed through, by method (what the node behind answered, as it answered). */
+  readonly passedThrough = new Map<string, unknown>();
+  /** How many keys each getMultipleAccounts asked for. */
+  readonly multipleAccountsSizes: number[] = [];
+  private server!: http.Server;
+  private sockets!: WebSocketServer;
+  /** accountSubscribe subscriptions: id → the socket and the account followed. */
+  private readonly subscriptions = new Map<number, { socket: WebSocket; pubkey: string }>();
+  private nextSubscription = 1;
+  private slot = 1;
+  url = '';
+  /** The websocket endpoint: accountSubscribe and accountUnsubscribe, notified on every change made here. */
+  wsUrl = '';
+
+  private constructor(private readonly passThrough: string | undefined) {}
+
+  static async start(passThrough: string | undefined = VALIDATOR_A): Promise<DelegationChain> {
+    const chain = new DelegationChain(passThrough);
+    chain.server = http.createServer((req, res) => void chain.answer(req, res));
+    await new Promise<void>((resolve) => chain.server.listen(0, '127.0.0.1', resolve));
+    chain.url = `http://127.0.0.1:${(chain.server.address() as AddressInfo).port}`;
+    chain.sockets = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((resolve) => chain.sockets.once('listening', resolve));
+    chain.wsUrl = `ws://127.0.0.1:${(chain.sockets.address() as AddressInfo).port}`;
+    chain.sockets.on('connection', (socket) =>
+      socket.on('message', (m) => chain.onSocketMessage(socket, String(m))),
+    );
+    return chain;
+  }
+
+  /** Delegates `account` to `authority`: writes its record as the program does. */
+  async delegate(account: string, authority: string, over: Partial<DelegationRecord> = {}): Promise<string> {
+    const record: DelegationRecord = {
+      authority: address(authority),
+      owner: address('11111111111111111111111111111111'),
+      delegationSlot: 42n,
+      lamports: 1_000_000n,
+      commitFrequencyMs: 30_000n,
+      ...over,
+    };
+    return this.put(account, encodeDelegationRecord(record));
+  }
+
+  /** Puts raw bytes at the record PDA of `account` (unreadable records). */
+  async put(account: string, data: Uint8Array, owner = DELEGATION_PROGRAM_ID): Promise<string> {
+    const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
+    this.accounts.set(pda, { data, owner });
+    this.notify(pda);
+    return pda;
+  }
+
+  /** How many accountSubscribe subscriptions are open. */
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  /**
+   * An address lookup table at `table` holding `addresses`, laid out as the ALT program
+   * stores it: 56 bytes of metadata (type 1 = LookupTable as a u32, deactivation slot
+   * u64::MAX = active, the rest zero), then the addresses.
+   */
+  putLookupTable(table: string, addresses: readonly Uint8Array[]): void {
+    const data = new Uint8Array(56 + 32 * addresses.length);
+    const view = new DataView(data.buffer);
+    view.setUint32(0, 1, true);
+    view.setBigUint64(4, 2n ** 64n - 1n, true);
+    addresses.forEach((a, i) => data.set(a, 56 + 32 * i));
+    this.accounts.set(table, { data, owner: 'AddressLookupTab1e1111111111111111111111111' });
+  }
+
+  /** Undelegates: the record account is closed. */
+  async undelegate(account: string): Promise<void> {
+    const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
+    this.accounts.delete(pda);
+    this.notify(pda);
+  }
+
+  close(): Promise<void> {
+    for (const socket of this.sockets.clients) socket.terminate();
+    return Promise.all([
+      new Promise<void>((resolve) => this.sockets.close(() => resolve())),
+      new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        this.server.closeAllConnections();
+      }),
+    ]).then(() => undefined);
+  }
+
+  private onSocketMessage(socket: WebSocket, text: string): void {
+    const call = JSON.parse(text) as Rpc;
+    const reply = (result: unknown): void =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+    if (call.method === 'accountSubscribe' && typeof call.params?.[0] === 'string') {
+      const id = this.nextSubscription++;
+      this.subscriptions.set(id, { socket, pubkey: call.params[0] });
+      reply(id);
+    } else if (call.method === 'accountUnsubscribe') {
+      reply(this.subscriptions.delete(Number(call.params?.[0])));
+    } else {
+      socket.send(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),
+      );
+    }
+  }
+
+  /** accountNotification to every subscriber of `pubkey`: the account as it is now (closed: empty, no lamports). */
+  private notify(pubkey: string): void {
+    const slot = ++this.slot;
+    const value = this.encoded(pubkey) ?? {
+      data: ['', 'base64'],
+      executable: false,
+      lamports: 0,
+      owner: '11111111111111111111111111111111',
+      rentEpoch: 0,
+      space: 0,
+    };
+    for (const [subscription, { socket, pubkey: followed }] of this.subscriptions) {
+      if (followed !== pubkey) continue;
+      socket.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'accountNotification',
+          params: { result: { context: { slot }, value }, subscription },
+        }),
+      );
+    }
+  }
+
+  private encoded(pda: string): unknown {
+    const found = this.accounts.get(pda);
+    if (!found) return undefined;
+    return {
+      data: [Buffer.from(found.data).toString('base64'), 'base64'],
+      executable: false,
+      lamports: 1_559_040,
+      owner: found.owner,
+      rentEpoch: 0,
+      space: found.data.length,
+    };
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    let call: Rpc;
+    try {
+      call = JSON.parse(body) as Rpc;
+    } catch {
+      call = {};
+    }
+    this.methods.push(call.method ?? '(not JSON)');
+    const send = (result: unknown): void => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+    };
+    const context = { apiVersion: '2.2.1', slot: this.slot };
+    if (call.method === 'getMultipleAccounts' && Array.isArray(call.params?.[0])) {
+      const keys = call.params[0] as string[];
+      this.multipleAccountsSizes.push(keys.length);
+      const mine = keys.map((k) => this.encoded(k));
+      if (mine.every((m) => m !== undefined) || !this.passThrough) {
+        send({ context, value: mine.map((m) => m ?? null) });
+        return;
+      }
+      const theirs = (await this.forward(body)) as { result?: { context: unknown; value: unknown[] } };
+      this.passedThrough.set(call.method, theirs);
+      const value = theirs.result?.value.map((v, i) => mine[i] ?? v);
+      // The stand-in's own slot: its notifications count from it.
+      send({ context, value });
+      return;
+    }
+    if (call.method === 'getAccountInfo' && typeof call.params?.[0] === 'string') {
+      const mine = this.encoded(call.params[0]);
+      if (mine !== undefined || !this.passThrough) {
+        send({ context, value: mine ?? null });
+        return;
+      }
+    }
+    if (!this.passThrough) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),
+      );
+      return;
+    }
+    const reply = await this.forward(body);
+    this.passedThrough.set(call.method ?? '(not JSON)', reply);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply));
+  }
+
+  private async forward(body: string): Promise<unknown> {
+    const res = await fetch(this.passThrough!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    return res.json();
+  }
+}
