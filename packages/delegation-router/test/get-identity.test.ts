@@ -54,10 +54,13 @@ describe('getIdentity', () => {
 
   it('is -32073 with no ER available (never the base chain)', async () => {
     expect(await identityWith([])).to.deep.include({
-      error: { code: -32073, message: 'No ER node available' },
+      error: { code: -32603, message: 'No ER node available', data: { code: -32073 } },
     });
     await served?.close();
     const a = routeEntry();
-    expect(await identityWith([a], { allow: [newIdentity()] })).to.have.nested.property('error.code', -32073);
+    expect(await identityWith([a], { allow: [newIdentity()] })).to.have.nested.property(
+      'error.data.code',
+      -32073,
+    );
   });
 });

@@ -33,6 +33,7 @@ export function buildPlugins(
   }
   const statuses = signatureStatusesPlugin({
     ...config.statuses,
+    upstreams: statusUpstreams(config),
     redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },
     extraUpstreams: config.statusesFromRoutes
       ? () => routes.registry.available().map((r) => r.fqdn)
@@ -65,19 +66,42 @@ function delegationOf(
   statuses: SignatureStatusesPlugin,
   redis: Redis | undefined,
 ): DelegationRouterPlugin | undefined {
-  const { baseChain, ...rest } = config.delegation;
-  const chain = config.routes.chain;
-  const base = baseChain ?? (chain && { url: chain.url, wsUrl: chain.wsUrl, commitment: chain.commitment });
+  const { baseChain: _base, ...rest } = config.delegation;
+  const base = baseChainOf(config);
   if (!base) return undefined;
   return delegationRouterPlugin({
     ...rest,
     baseChain: base,
     registry: routes.registry,
-    openRegistry: chain !== undefined,
+    openRegistry: config.routes.chain !== undefined,
     redis: config.redis ? redis : undefined,
     onSent: (signature, upstream) => statuses.track(signature, upstream.url),
   });
 }
+
+/** The base chain the delegation router uses: its own section's, or else routes.chain's. */
+function baseChainOf(config: ServerConfig) {
+  const chain = config.routes.chain;
+  return (
+    config.delegation.baseChain ??
+    (chain && { url: chain.url, wsUrl: chain.wsUrl, commitment: chain.commitment })
+  );
+}
+
+/**
+ * The upstreams asked for statuses: the configured ones, then the base chain when the
+ * delegation router sends transactions there, under the name `base-chain`. The operator
+ * configured it, so it is trusted like them: the statuses of the transactions sent to it
+ * are asked of it first (track), and answered through us.
+ */
+export function statusUpstreams(config: ServerConfig): NonNullable<ServerConfig['statuses']['upstreams']> {
+  const configured = config.statuses.upstreams ?? [];
+  const base = baseChainOf(config);
+  if (base === undefined || configured.some((u) => u.url === base.url)) return configured;
+  return [...configured, { url: base.url, name: BASE_CHAIN }];
+}
+
+const BASE_CHAIN = 'base-chain';
 
 /** What the statuses plugin takes of the server's redis section (the server owns the connection). */
 const sharedStatusOptions = ({

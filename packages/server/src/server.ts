@@ -11,7 +11,7 @@ import {
 import type { RouteListError } from '@rollup-router/routes';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
-import { buildPlugins, type ServerPlugins } from './build-plugins.js';
+import { buildPlugins, statusUpstreams, type ServerPlugins } from './build-plugins.js';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
 import { createFallback } from './http/fallback.js';
@@ -201,7 +201,7 @@ function metricsOf(
 function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
   return new UpstreamWatch(
     {
-      urls: config.statuses.upstreams?.map((u) => u.url) ?? [],
+      urls: statusUpstreams(config).map((u) => u.url),
       freshMs: config.readiness.upstreamFreshMs,
       probeIntervalMs: config.readiness.upstreamProbeIntervalMs,
       probeTimeoutMs: config.readiness.upstreamProbeTimeoutMs,
