@@ -20,8 +20,17 @@ export class ApiKeys {
   }
 
   accepts(authorization: string | undefined, query: string): boolean {
-    const presented = bearer(authorization) ?? new URLSearchParams(query).get('api-key') ?? undefined;
-    if (presented === undefined) return false;
+    const fromHeader = bearer(authorization);
+    if (fromHeader !== undefined) return this.knows(fromHeader);
+    const fromQuery = new URLSearchParams(query).get('api-key');
+    if (fromQuery === null) return false;
+    // MagicBlock's web3.js SDK appends `/<method>` to the URL it was given, so a URL with
+    // `?api-key=KEY` becomes `?api-key=KEY/getDelegationStatus`: the key is what precedes it.
+    const slash = fromQuery.indexOf('/');
+    return this.knows(fromQuery) || (slash > 0 && this.knows(fromQuery.slice(0, slash)));
+  }
+
+  private knows(presented: string): boolean {
     const d = digest(presented);
     let ok = false;
     for (const known of this.digests) ok = timingSafeEqual(known, d) || ok;

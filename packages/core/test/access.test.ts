@@ -26,9 +26,16 @@ describe('API keys', () => {
     expect(query.text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
   });
 
+  it("accepts ?api-key=KEY/<method>, the URL MagicBlock's web3.js SDK builds from one with ?api-key=KEY", async () => {
+    const r = await post(`${server.url}/?api-key=key-one-123/getDelegationStatus`, CALL);
+    expect(r.text).to.equal('{"jsonrpc":"2.0","result":"pong","id":1}');
+  });
+
   for (const [label, url, headers] of [
     ['a wrong key', '/', { ...JSON_CT, authorization: 'Bearer key-one-1234' }],
     ['a wrong query key', '/?api-key=nope', JSON_CT],
+    ['a wrong query key before a method path', '/?api-key=nope/getDelegationStatus', JSON_CT],
+    ['a right key after a slash', '/?api-key=x/key-one-123', JSON_CT],
     ['no key', '/', JSON_CT],
   ] as const) {
     it(`refuses ${label} with HTTP 401 and -32050 (as data.code of a -32603)`, async () => {
