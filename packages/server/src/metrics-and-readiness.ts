@@ -1,0 +1,90 @@
+// What the server tells operators: the metrics it exports and what feeds them, and /ready.
+import type { Rpc, WebSocketTransport } from '@rollup-router/core';
+import type { Logger } from 'pino';
+import { statusUpstreams, type ServerPlugins } from './build-plugins.js';
+import type { ServerConfig } from './config/server-config.js';
+import type { RequestTracker } from './http/request-tracker.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
+import { version as packageVersion } from './paths.js';
+import { readinessReport, type ReadinessReport } from './readiness/readiness.js';
+import { UpstreamWatch } from './readiness/upstream-watch.js';
+import type { SharedRedis } from './redis/shared-redis.js';
+import type { StartServerOptions } from './server.js';
+
+export function observeInto(
+  metrics: ServerMetrics,
+  rpc: Rpc,
+  plugins: ServerPlugins,
+  redis: SharedRedis | undefined,
+): void {
+  rpc.onCall(metrics.observeCall);
+  plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
+  if (redis) metrics.watchRedis(redis.link);
+}
+
+export interface LiveParts {
+  readonly rpc: Rpc;
+  readonly plugins: ServerPlugins;
+  readonly sockets: WebSocketTransport;
+}
+
+export function metricsOf(
+  config: ServerConfig,
+  options: StartServerOptions,
+  tracker: RequestTracker,
+  live: () => LiveParts,
+): ServerMetrics | undefined {
+  if (!config.metrics.enabled) return undefined;
+  return new ServerMetrics({
+    processMetrics: config.metrics.processMetrics,
+    version: options.version ?? packageVersion,
+    methods: () => live().rpc.methodNames,
+    nodes: () => live().plugins.routes.registry.nodes(),
+    inflight: () => tracker.inflight,
+    sockets: () => {
+      const { rpc, plugins, sockets } = live();
+      return {
+        connections: sockets.connectionCount,
+        subscriptions: rpc.subscriptions.active,
+        pendingSignatures: plugins.statuses.signatureWatch.pending,
+      };
+    },
+  });
+}
+
+export function watchUpstreams(config: ServerConfig, log: Logger): UpstreamWatch {
+  return new UpstreamWatch(
+    {
+      urls: statusUpstreams(config).map((u) => u.url),
+      freshMs: config.readiness.upstreamFreshMs,
+      probeIntervalMs: config.readiness.upstreamProbeIntervalMs,
+      probeTimeoutMs: config.readiness.upstreamProbeTimeoutMs,
+    },
+    log.child({ part: 'readiness' }),
+  );
+}
+
+export function readinessOf(
+  config: ServerConfig,
+  plugins: ServerPlugins,
+  upstreams: UpstreamWatch,
+  state: { readonly started: boolean; readonly draining: boolean },
+  redis: SharedRedis | undefined,
+): () => ReadinessReport {
+  return () =>
+    readinessReport({
+      started: () => state.started,
+      draining: () => state.draining,
+      storeOpen: () => (config.statuses.store === false ? undefined : plugins.statuses.store?.open === true),
+      nodes: () => {
+        const nodes = plugins.routes.registry.nodes();
+        return { registered: nodes.length, available: nodes.filter((n) => n.available).length };
+      },
+      routesProblem: () => {
+        const routes = plugins.routes.registry.readiness();
+        return routes.ready ? undefined : routes.reason;
+      },
+      upstreams,
+      redis: redis && (() => redis.link.describe()),
+    });
+}
