@@ -16,6 +16,7 @@ import {
   type StandIn,
 } from './server.harness.js';
 import { refusedUpgrade, TestSocket } from '@rollup-router/test-support/ws-client';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import { startWith } from '@rollup-router/test-support/ws-server';
 
 describe('reference server: JSON-RPC over WebSocket', function () {
@@ -70,10 +71,10 @@ describe('reference server: JSON-RPC over WebSocket', function () {
       const idle = await TestSocket.open(server.websocketUrl!);
       expect((await idle.call('signatureSubscribe', [signature()])).result).to.be.a('number');
       expect(server.rpc.subscriptions.active).to.equal(1);
-      c.send(
-        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getSignatureStatuses', params: [[signature()]] }),
-      );
-      await new Promise((r) => setTimeout(r, 50));
+      const asked = signature();
+      c.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getSignatureStatuses', params: [[asked]] }));
+      // Under way: the upstream has the call's signature (and holds it for delayMs).
+      await waitFor(() => upstream.askedAbout(asked) > 0, 'the call under way');
       const stopping = server.shutdown(5000);
       const answer = await c.next();
       expect(answer.id).to.equal(7);
