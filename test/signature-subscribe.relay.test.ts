@@ -221,3 +221,103 @@ describe('signatureSubscribe relayed to the upstream websocket (validator A thro
     expect(wsProxy.live).to.equal(1);
   });
 });
+
+describe('signatureSubscribe relay fallbacks and upkeep (validator A through a proxy)', function () {
+  this.timeout(120_000);
+  let conn: Connection;
+  let payer: Keypair;
+  const cleanups: (() => Promise<void>)[] = [];
+
+  before(async function () {
+    await skipUnlessValidatorA(this, VALIDATOR);
+    conn = new Connection(VALIDATOR, 'confirmed');
+    payer = Keypair.generate();
+    const airdrop = await conn.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);
+    await conn.confirmTransaction({ signature: airdrop, ...(await conn.getLatestBlockhash()) }, 'confirmed');
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** Proxies in front of A at P and P + 1, and a router whose one upstream is `upstream(P)`. */
+  async function routerBefore(upstream: (port: number) => Record<string, unknown>, subscriptions = {}) {
+    const port = await freePortPair();
+    const a = new URL(VALIDATOR);
+    const aWs = new URL(VALIDATOR_WS);
+    const tap = new WsFrameTap();
+    const httpProxy = await tcpProxy({ host: a.hostname, port: Number(a.port) }, { port });
+    cleanups.push(() => httpProxy.close());
+    const wsProxy = await tcpProxy(
+      { host: aWs.hostname, port: Number(aWs.port) },
+      { port: port + 1, onData: tap.onData },
+    );
+    cleanups.push(() => wsProxy.close());
+    const server = await startWith({
+      host: '127.0.0.1',
+      statuses: { upstreams: [upstream(port)], subscriptions },
+    });
+    cleanups.push(async () => {
+      await server.shutdown(0);
+      server.cleanup();
+    });
+    return { server, wsProxy, tap };
+  }
+
+  it('wsUrl: false: no upstream socket; the subscription is notified by poll, equal to the validator’s', async () => {
+    const { server, wsProxy } = await routerBefore((port) => ({
+      url: `http://127.0.0.1:${port}`,
+      wsUrl: false,
+    }));
+    const { sig, raw } = await transfer(conn, payer, 1_000_010);
+    const ours = await TestSocket.open(server.websocketUrl!);
+    await subscribe(ours, sig, 'confirmed');
+    const own = await TestSocket.open(VALIDATOR_WS);
+    await subscribe(own, sig, 'confirmed');
+    await conn.sendRawTransaction(raw, { skipPreflight: true });
+    const [o, t] = await Promise.all([ours.next(30_000), own.next(30_000)]);
+    expect(o.params!.result).to.deep.equal(t.params!.result);
+    expect(wsProxy.accepted).to.equal(0);
+    expect(server.plugins.statuses.signatureRelay.sockets).to.have.length(0);
+    await Promise.all([ours.close(), own.close()]);
+  });
+
+  it('credentials in the URL: sent as Basic authorization on the upgrade, not in the request line', async () => {
+    const { server, tap } = await routerBefore((port) => ({
+      url: `http://relay:s%20cret@127.0.0.1:${port}`,
+    }));
+    const ours = await TestSocket.open(server.websocketUrl!);
+    await subscribe(ours, bs58.encode(randomBytes(64)), 'confirmed');
+    const head = await waitFor(() => tap.upgrades[0], 'the upgrade');
+    const expected = `Basic ${Buffer.from('relay:s cret').toString('base64')}`;
+    expect(head.toLowerCase()).to.include(`authorization: ${expected.toLowerCase()}`);
+    expect(head.split('\r\n')[0]).to.equal('GET / HTTP/1.1');
+    expect(head).not.to.include('cret@');
+    await ours.close();
+  });
+
+  it('an upstream socket that answers no ping is replaced; the pending subscription is renewed and notified once', async () => {
+    const { server, wsProxy, tap } = await routerBefore((port) => ({ url: `http://127.0.0.1:${port}` }), {
+      pingIntervalMs: 200,
+    });
+    const { sig, raw } = await transfer(conn, payer, 1_000_011);
+    const ours = await TestSocket.open(server.websocketUrl!);
+    const id = await subscribe(ours, sig, 'confirmed');
+    const relayedOn = () =>
+      tap
+        .sent('signatureSubscribe')
+        .filter((m) => (m.params as unknown[])[0] === sig)
+        .map((m) => m.connection);
+    await waitFor(() => relayedOn().length === 1, 'the upstream subscription');
+    // The connection stays open but nothing passes: only the missing pong tells.
+    wsProxy.freeze();
+    await waitFor(() => relayedOn().some((c) => c > 1), 'the subscription renewed on a new upstream socket');
+    expect(wsProxy.accepted).to.equal(2);
+    await conn.sendRawTransaction(raw, { skipPreflight: true });
+    const frame = await ours.next(30_000);
+    expect(frame.params!.subscription).to.equal(id);
+    expect(frame.params!.result).to.have.nested.property('value.err', null);
+    expect((await ours.call('signatureUnsubscribe', [id], 9)).error).to.include({ code: -32602 });
+    await ours.close();
+  });
+});

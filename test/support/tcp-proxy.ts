@@ -9,6 +9,8 @@ export interface TcpProxy {
   /** Connections accepted so far, and those still open. */
   readonly accepted: number;
   readonly live: number;
+  /** Stops passing anything on the open connections, leaving them open: the peer hangs. */
+  freeze(): void;
   /** Stops listening and drops every connection through it: the peer "goes away". */
   close(): Promise<void>;
   /** Listens again on the same port: the peer "comes back". */
@@ -35,6 +37,7 @@ export async function tcpProxy(
   } = {},
 ): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let accepted = 0;
   let live = 0;
   const track = (s: net.Socket): void => {
@@ -53,7 +56,10 @@ export async function tcpProxy(
       upstream.on('data', (chunk: Buffer) => onData('upstream', chunk, connection));
     }
     client.pipe(upstream).pipe(client);
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
     client.on('close', () => {
+      pairs.delete(pair);
       live -= 1;
       upstream.destroy();
     });
@@ -83,6 +89,14 @@ export async function tcpProxy(
     },
     get live() {
       return live;
+    },
+    freeze() {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
     },
     close,
     open: () => (server.listening ? Promise.resolve() : listen(port)),

@@ -16,6 +16,8 @@ export interface TappedMessage {
  */
 export class WsFrameTap {
   readonly messages: TappedMessage[] = [];
+  /** Each connection's upgrade request head (the client's HTTP request line and headers). */
+  readonly upgrades: string[] = [];
   private readonly streams = new Map<string, { head: boolean; buffer: Buffer; parts: Buffer[] }>();
 
   /** Pass as tcpProxy's onData. */
@@ -28,6 +30,7 @@ export class WsFrameTap {
     if (stream.head) {
       const end = stream.buffer.indexOf('\r\n\r\n');
       if (end < 0) return;
+      if (side === 'client') this.upgrades.push(stream.buffer.subarray(0, end).toString());
       stream.buffer = stream.buffer.subarray(end + 4);
       stream.head = false;
     }
