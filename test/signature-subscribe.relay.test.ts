@@ -15,6 +15,7 @@ import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import { WsFrameTap } from '@rollup-router/test-support/ws-frames';
 import { startWith } from '@rollup-router/test-support/ws-server';
+import { WebSocketServer } from 'ws';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 const VALIDATOR_WS = process.env.VALIDATOR_A_WS ?? 'ws://127.0.0.1:17800';
@@ -319,5 +320,39 @@ describe('signatureSubscribe relay fallbacks and upkeep (validator A through a p
     expect(frame.params!.result).to.have.nested.property('value.err', null);
     expect((await ours.call('signatureUnsubscribe', [id], 9)).error).to.include({ code: -32602 });
     await ours.close();
+  });
+
+  it('an upstream that refuses the subscribe: the signature is polled and notified once', async () => {
+    // A websocket on loopback refusing every call, as an upstream over its subscription limit does.
+    const refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => new Promise((resolve) => refusing.close(() => resolve())));
+    await new Promise((resolve) => refusing.once('listening', resolve));
+    const refused: string[] = [];
+    refusing.on('connection', (socket) =>
+      socket.on('message', (data) => {
+        const m = JSON.parse(String(data)) as { id: number; method: string };
+        refused.push(m.method);
+        socket.send(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'too many' }, id: m.id }),
+        );
+      }),
+    );
+    const wsPort = (refusing.address() as { port: number }).port;
+    const { server } = await routerBefore((port) => ({
+      url: `http://127.0.0.1:${port}`,
+      wsUrl: `ws://127.0.0.1:${wsPort}`,
+    }));
+    const { sig, raw } = await transfer(conn, payer, 1_000_012);
+    const ours = await TestSocket.open(server.websocketUrl!);
+    const id = await subscribe(ours, sig, 'confirmed');
+    await waitFor(() => refused.includes('signatureSubscribe'), 'the refused upstream subscribe');
+    const own = await TestSocket.open(VALIDATOR_WS);
+    await subscribe(own, sig, 'confirmed');
+    await conn.sendRawTransaction(raw, { skipPreflight: true });
+    const [o, t] = await Promise.all([ours.next(30_000), own.next(30_000)]);
+    expect(o.params!.subscription).to.equal(id);
+    expect(o.params!.result).to.deep.equal(t.params!.result);
+    expect((await ours.call('signatureUnsubscribe', [id], 9)).error).to.include({ code: -32602 });
+    await Promise.all([ours.close(), own.close()]);
   });
 });

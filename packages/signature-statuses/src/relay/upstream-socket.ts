@@ -31,6 +31,8 @@ interface Entry {
   state: State;
   /** The upstream's subscription id, once live. */
   upstreamId?: number;
+  /** The subscribe request's id while subscribing. */
+  requestId?: number;
 }
 
 const FIRST_RETRY_MS = 100;
@@ -61,6 +63,7 @@ export class UpstreamSocket {
   private readonly headers: Record<string, string>;
   /** Whether the last failure was logged: one warning per outage, not one per retry. */
   private warned = false;
+  private refusalLogged = false;
   /** Connections attempted so far (one at a time: this is never more than one socket). */
   connections = 0;
 
@@ -126,13 +129,14 @@ export class UpstreamSocket {
       this.byUpstreamId.delete(entry.upstreamId);
       this.request('signatureUnsubscribe', [entry.upstreamId]);
     } else if (entry.state === 'subscribing') {
-      for (const [id, e] of this.requests) if (e === entry) this.abandoned.add(id);
+      if (entry.requestId !== undefined) this.abandoned.add(entry.requestId);
     }
   }
 
   private send(entry: Entry): void {
     entry.state = 'subscribing';
     const id = this.request('signatureSubscribe', [entry.signature, { commitment: entry.commitment }]);
+    entry.requestId = id;
     this.requests.set(id, entry);
   }
 
@@ -157,6 +161,7 @@ export class UpstreamSocket {
       this.attempts = 0;
       if (this.warned) this.log()?.info({ upstream: this.name }, 'upstream websocket is back');
       this.warned = false;
+      this.refusalLogged = false;
       this.heard = true;
       this.pingTimer = setInterval(() => this.ping(socket), this.options.pingIntervalMs);
       this.pingTimer.unref();
@@ -204,6 +209,7 @@ export class UpstreamSocket {
     for (const entry of this.entries.values()) {
       entry.state = 'waiting';
       entry.upstreamId = undefined;
+      entry.requestId = undefined;
     }
     if (!this.running) return;
     const delay = Math.min(this.options.reconnectMaxDelayMs, FIRST_RETRY_MS * 2 ** this.attempts);
@@ -235,6 +241,7 @@ export class UpstreamSocket {
     const entry = this.requests.get(id);
     if (entry === undefined) return;
     this.requests.delete(id);
+    entry.requestId = undefined;
     const upstreamId = typeof result === 'number' && error === undefined ? result : undefined;
     if (this.abandoned.delete(id)) {
       if (upstreamId !== undefined) this.request('signatureUnsubscribe', [upstreamId]);
@@ -242,10 +249,13 @@ export class UpstreamSocket {
     }
     if (upstreamId === undefined) {
       entry.state = 'refused';
-      this.log()?.warn(
-        { upstream: this.name, error },
-        'upstream refused a signatureSubscribe; that signature is polled',
-      );
+      // Once per connection: an upstream over its limit refuses every one.
+      if (!this.refusalLogged)
+        this.log()?.warn(
+          { upstream: this.name, error },
+          'upstream refused a signatureSubscribe; such signatures are polled',
+        );
+      this.refusalLogged = true;
       return;
     }
     entry.state = 'live';
