@@ -149,11 +149,21 @@ export class UpstreamSocket {
   private connect(): void {
     if (!this.running) return;
     this.connections += 1;
-    const socket = new WebSocket(this.url, {
-      headers: this.headers,
-      handshakeTimeout: this.options.handshakeTimeoutMs,
-      perMessageDeflate: false,
-    });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(this.url, {
+        headers: this.headers,
+        handshakeTimeout: this.options.handshakeTimeoutMs,
+        perMessageDeflate: false,
+      });
+    } catch {
+      // ws's message would quote the URL, path and all (where keys live): never retried, never quoted.
+      this.log()?.error(
+        { upstream: this.name },
+        'upstream websocket URL refused; its subscriptions are polled',
+      );
+      return;
+    }
     this.socket = socket;
     socket.on('open', () => {
       if (this.socket !== socket) return;
