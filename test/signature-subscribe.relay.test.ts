@@ -189,6 +189,34 @@ describe('signatureSubscribe relayed to the upstream websocket (validator A thro
     await ours.close();
   });
 
+  it('a relayed finalized notification is learned: getSignatureStatuses answers it with the upstream unreachable', async () => {
+    const { sig, raw } = await transfer(conn, payer, 1_000_003);
+    const ours = await TestSocket.open(server!.websocketUrl!);
+    await subscribe(ours, sig, 'finalized');
+    await waitFor(() => upstreamSubscribes(sig).length === 1, 'the upstream subscription');
+    await conn.sendRawTransaction(raw, { skipPreflight: true });
+    const frame = await ours.next(30_000);
+    await ours.close();
+    await httpProxy.close();
+    try {
+      const res = await fetch(server!.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[sig]] }),
+      });
+      const { result } = (await res.json()) as { result: { value: unknown[] } };
+      expect(result.value[0]).to.deep.equal({
+        confirmationStatus: 'finalized',
+        confirmations: null,
+        err: null,
+        slot: (frame.params!.result as { context: { slot: number } }).context.slot,
+        status: { Ok: null },
+      });
+    } finally {
+      await httpProxy.open();
+    }
+  });
+
   it('10,000 subscriptions on 500 client sockets: one upstream socket; all released upstream once they close', async () => {
     const opened = wsProxy.accepted;
     const sockets = await Promise.all(

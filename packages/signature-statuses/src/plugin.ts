@@ -61,14 +61,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     events,
   });
   let log: PluginContext['log'] | undefined;
-  // Configured upstreams only: a registry node is never asked to say a transaction landed.
-  const relay = new SignatureRelay(json, () => log);
-  const watch = new SignatureWatch(
-    async (s) => chain.lookup(s),
-    json.subscriptions,
-    () => log,
-    relay,
-  );
+  const { relay, watch } = signatureSubscriptions(json, chain, () => log);
 
   return definePlugin({
     name: 'signature-statuses' as const,
@@ -117,4 +110,16 @@ function layersOf(json: ResolvedOptions, store?: StoreLayer, shared?: SharedTier
   // cheaper than one to a Solana node, and spares it the load.
   if (shared) layers.push(shared.layer);
   return layers;
+}
+
+/** signatureSubscribe's parts: the relay to the upstreams' websockets, and the watch of pending signatures. */
+function signatureSubscriptions(
+  json: ResolvedOptions,
+  chain: StatusChain,
+  log: () => PluginContext['log'] | undefined,
+) {
+  // Configured upstreams only: a registry node is never asked to say a transaction landed.
+  const relay = new SignatureRelay(json, log, (s, status) => chain.learnFromUpstream(s, status));
+  const watch = new SignatureWatch(async (s) => chain.lookup(s), json.subscriptions, log, relay);
+  return { relay, watch };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
-import type { ConfirmationStatus } from '../status.js';
+import { finalizedStatus, type ConfirmationStatus, type SignatureStatus } from '../status.js';
 import { upstreamNames } from '../upstream/upstream-names.js';
 import { UpstreamSocket } from './upstream-socket.js';
 import { deriveWsUrl } from './ws-url.js';
@@ -39,6 +39,12 @@ export class SignatureRelay {
   constructor(
     options: Pick<ResolvedOptions, 'upstreams' | 'upstreamTimeoutMs' | 'apiVersion' | 'subscriptions'>,
     log: () => Logger | undefined,
+    /**
+     * Where a finalized notification is learned, as a configured upstream's answer to a poll
+     * would be (a finalized status is whole: slot and error; earlier levels carry a
+     * confirmation count a notification does not give, so they are not kept).
+     */
+    learn?: (signature: string, status: SignatureStatus) => void,
   ) {
     const names = upstreamNames(options.upstreams);
     const events = {
@@ -48,7 +54,10 @@ export class SignatureRelay {
       },
       notified: (key: string, result: SignatureNotification) => {
         const held = this.held.get(key);
-        if (held) this.listener?.notified(held.signature, held.commitment, result);
+        if (held === undefined) return;
+        if (held.commitment === 'finalized')
+          learn?.(held.signature, finalizedStatus(result.context.slot, result.value.err));
+        this.listener?.notified(held.signature, held.commitment, result);
       },
     };
     const { pingIntervalMs, reconnectMaxDelayMs } = options.subscriptions;
