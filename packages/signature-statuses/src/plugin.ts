@@ -8,6 +8,7 @@ import { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
 import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
 import { StatusChain, type LookupOptions } from './status-chain.js';
 import { SharedTier } from './redis/shared-tier.js';
+import { SignatureRelay } from './relay/signature-relay.js';
 import { StoreLayer } from './store-layer.js';
 import { signatureSubscription } from './signature-subscription.js';
 import { SignatureWatch } from './signature-watch.js';
@@ -33,6 +34,8 @@ export interface SignatureStatusesPlugin extends Plugin {
   lookup(signatures: readonly string[], options?: LookupOptions): Promise<GetSignatureStatusesResult>;
   /** The pending signatureSubscribe subscriptions (their count, poll rounds). */
   readonly signatureWatch: SignatureWatch;
+  /** Where signatureSubscribe is relayed: one websocket per configured upstream. */
+  readonly signatureRelay: SignatureRelay;
   /** The durable store while started, when one is configured. */
   readonly store: StatusStore | undefined;
 }
@@ -48,12 +51,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
   const shared = redis ? new SharedTier(redis, json.maxTracked) : undefined;
   const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events, shared?.affinity);
   const store = json.store ? new StoreLayer(json.store) : undefined;
-  const layers: StatusLayer[] = [new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs)];
-  if (store) layers.push(store);
-  // After the store: a local disk read is cheaper than a round trip, and what the store
-  // knows Redis need not be asked for. Before the upstreams: a round trip to Redis is far
-  // cheaper than one to a Solana node, and spares it the load.
-  if (shared) layers.push(shared.layer);
+  const layers = layersOf(json, store, shared);
   const client = upstreamClient(json.connectionsPerUpstream, json.maxUpstreamPools);
   const chain = new StatusChain({
     layers,
@@ -62,13 +60,8 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     apiVersion: json.apiVersion,
     events,
   });
-
   let log: PluginContext['log'] | undefined;
-  const watch = new SignatureWatch(
-    async (s) => chain.lookup(s),
-    json.subscriptions,
-    () => log,
-  );
+  const { relay, watch } = signatureSubscriptions(json, chain, () => log);
 
   return definePlugin({
     name: 'signature-statuses' as const,
@@ -76,6 +69,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
     subscriptions: [signatureSubscription(watch)],
     signatureWatch: watch,
+    signatureRelay: relay,
     track: (signature: string, upstream: string) => directory.track(signature, upstream),
     upstreamNames: directory.configuredNames,
     errors: Object.values(StatusesError),
@@ -87,6 +81,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
       await shared?.start(ctx.log);
       await chain.start(ctx.log);
       log = ctx.log;
+      relay.start();
       watch.start();
       ctx.log.info(
         {
@@ -99,8 +94,32 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     },
     async stop() {
       watch.stop();
+      relay.stop();
       await chain.stop();
       await shared?.stop();
     },
   });
+}
+
+/** The answer chain's layers in front of the upstreams, in the order asked. */
+function layersOf(json: ResolvedOptions, store?: StoreLayer, shared?: SharedTier): StatusLayer[] {
+  const layers: StatusLayer[] = [new MemoryCache(json.memory.maxEntries, json.memory.unfinalizedTtlMs)];
+  if (store) layers.push(store);
+  // After the store: a local disk read is cheaper than a round trip, and what the store
+  // knows Redis need not be asked for. Before the upstreams: a round trip to Redis is far
+  // cheaper than one to a Solana node, and spares it the load.
+  if (shared) layers.push(shared.layer);
+  return layers;
+}
+
+/** signatureSubscribe's parts: the relay to the upstreams' websockets, and the watch of pending signatures. */
+function signatureSubscriptions(
+  json: ResolvedOptions,
+  chain: StatusChain,
+  log: () => PluginContext['log'] | undefined,
+) {
+  // Configured upstreams only: a registry node is never asked to say a transaction landed.
+  const relay = new SignatureRelay(json, log, (s, status) => chain.learnFromUpstream(s, status));
+  const watch = new SignatureWatch(async (s) => chain.lookup(s), json.subscriptions, log, relay);
+  return { relay, watch };
 }

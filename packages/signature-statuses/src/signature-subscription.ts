@@ -28,7 +28,7 @@ export function signatureSubscription(
     notification: 'signatureNotification',
     summary: 'Notifies once when a transaction signature reaches a commitment level.',
     description:
-      'Learned through the answer chain (memory, store, upstreams), polled with every other pending signature in batches; a signature already at the level is notified at once.',
+      'Relayed to the websocket of every configured upstream, the first notification winning; polled through the answer chain (memory, store, upstreams) while an upstream does not relay it. A signature already at the level is notified at once.',
     params: signatureSubscribeParamsSchema,
     result: NOTIFICATION_RESULT,
     admit: ([signature]) => watch.admit(signature),

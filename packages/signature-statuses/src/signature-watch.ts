@@ -1,6 +1,7 @@
 import { emitGuarded, RpcError } from '@rollup-router/core';
 import { StatusesError } from './errors.js';
 import type { Logger } from 'pino';
+import type { SignatureRelay } from './relay/signature-relay.js';
 import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { ConfirmationStatus, SignatureStatus, TransactionError } from './status.js';
 
@@ -30,10 +31,15 @@ export interface PollRound {
   readonly expired: number;
 }
 
+const noop = (): void => undefined;
+
 const RANK: Readonly<Record<ConfirmationStatus, number>> = { processed: 1, confirmed: 2, finalized: 3 };
 
 interface Watcher {
+  readonly commitment: ConfirmationStatus;
   readonly rank: number;
+  /** Releases its share of the upstream subscription (idempotent). */
+  readonly release: () => void;
   readonly expires: number;
   readonly notify: (result: SignatureNotification) => void;
   /** Ends the subscription without a notification (its lifetime is over). */
@@ -41,12 +47,15 @@ interface Watcher {
 }
 
 /**
- * The pending signatureSubscribe subscriptions of the service, by signature. A new one is
- * looked up at once (with the others new in the same event-loop turn: one coalesced
- * lookup), then every pending signature is polled once per round in a single lookup of
- * the answer chain, which asks each upstream in batches of 256: 10,000 pending
- * subscriptions cost ceil(10000/256) requests per upstream per round, however many
- * subscribers share a signature.
+ * The pending signatureSubscribe subscriptions of the service, by signature. Each is relayed
+ * to the configured upstreams' websockets (SignatureRelay), whose first notification wins;
+ * once an upstream acknowledges it, its status is checked once (it may have landed before),
+ * with the others acknowledged in the same event-loop turn: one coalesced lookup. A new one
+ * with no upstream socket open is checked at once instead.
+ *
+ * Polling is the fallback: each round, every pending signature that some configured
+ * upstream does not relay (no websocket, socket down, subscribe refused) is polled in a
+ * single lookup of the answer chain, which asks each upstream in batches of 256.
  */
 export class SignatureWatch {
   private readonly watchers = new Map<string, Set<Watcher>>();
@@ -64,7 +73,14 @@ export class SignatureWatch {
     private readonly lookup: WatchLookup,
     private readonly options: WatchOptions,
     private readonly log: () => Logger | undefined,
-  ) {}
+    /** Where subscriptions are relayed upstream; none: polling only. */
+    private readonly relay?: SignatureRelay,
+  ) {
+    relay?.listen({
+      acked: (signature) => this.check(signature),
+      notified: (signature, commitment, result) => this.reached(signature, RANK[commitment], result),
+    });
+  }
 
   /** Subscriptions waiting for their signature to reach their commitment. */
   get pending(): number {
@@ -120,16 +136,24 @@ export class SignatureWatch {
     end: () => void,
   ): () => void {
     const expires = Date.now() + this.options.maxLifetimeMs;
-    const watcher: Watcher = { rank: RANK[commitment], expires, notify, end };
+    // Asked before the hold: an upstream socket that is open will acknowledge it, then it is checked.
+    const relaying = this.relay?.relaying === true;
+    const release = this.relay?.hold(signature, commitment) ?? noop;
+    const watcher: Watcher = { commitment, rank: RANK[commitment], release, expires, notify, end };
     let set = this.watchers.get(signature);
     if (set === undefined) this.watchers.set(signature, (set = new Set()));
     set.add(watcher);
+    if (!relaying) this.check(signature);
+    return () => this.remove(signature, watcher);
+  }
+
+  /** Looks `signature` up once soon, with every other checked in the same event-loop turn. */
+  private check(signature: string): void {
     this.fresh.add(signature);
     if (!this.freshScheduled) {
       this.freshScheduled = true;
       setImmediate(() => void this.checkFresh());
     }
-    return () => this.remove(signature, watcher);
   }
 
   start(): void {
@@ -140,12 +164,14 @@ export class SignatureWatch {
   stop(): void {
     this.running = false;
     clearTimeout(this.timer);
+    for (const set of this.watchers.values()) for (const watcher of set) watcher.release();
     this.watchers.clear();
     this.fresh.clear();
   }
 
   private remove(signature: string, watcher: Watcher): void {
     const set = this.watchers.get(signature);
+    watcher.release();
     if (set === undefined) return;
     set.delete(watcher);
     if (set.size === 0) this.watchers.delete(signature);
@@ -168,7 +194,7 @@ export class SignatureWatch {
   private async round(): Promise<void> {
     const started = Date.now();
     const expired = this.expire(started);
-    const signatures = [...this.watchers.keys()];
+    const signatures = [...this.watchers].filter(([s, set]) => !this.relayed(s, set)).map(([s]) => s);
     const notified = signatures.length > 0 ? await this.poll(signatures) : 0;
     emitGuarded(
       this.roundObservers,
@@ -190,24 +216,36 @@ export class SignatureWatch {
     }
     let notified = 0;
     result.value.forEach((status, i) => {
-      if (status) notified += this.reached(signatures[i]!, status, result.context.apiVersion);
+      if (status) notified += this.polled(signatures[i]!, status, result.context.apiVersion);
     });
     return notified;
   }
 
-  private reached(signature: string, status: SignatureStatus, apiVersion: string): number {
-    const set = this.watchers.get(signature);
-    if (set === undefined) return 0;
-    const rank = RANK[status.confirmationStatus];
+  /** Whether every commitment pending on `signature` is relayed by every configured upstream. */
+  private relayed(signature: string, set: ReadonlySet<Watcher>): boolean {
+    if (this.relay === undefined) return false;
+    for (const watcher of set) if (!this.relay.covers(signature, watcher.commitment)) return false;
+    return true;
+  }
+
+  private polled(signature: string, status: SignatureStatus, apiVersion: string): number {
     // The validator's context slot is the transaction's own slot, not the current one.
     const result: SignatureNotification = {
       context: { apiVersion, slot: status.slot },
       value: { err: status.err },
     };
+    return this.reached(signature, RANK[status.confirmationStatus], result);
+  }
+
+  /** Notifies, once, every watcher of `signature` at `rank` or below, polled or relayed alike. */
+  private reached(signature: string, rank: number, result: SignatureNotification): number {
+    const set = this.watchers.get(signature);
+    if (set === undefined) return 0;
     let notified = 0;
     for (const watcher of [...set]) {
       if (watcher.rank > rank) continue;
       set.delete(watcher);
+      watcher.release();
       notified += 1;
       watcher.notify(result);
     }
@@ -222,6 +260,7 @@ export class SignatureWatch {
       for (const watcher of set) {
         if (watcher.expires > now) continue;
         set.delete(watcher);
+        watcher.release();
         expired += 1;
         watcher.end();
       }

@@ -160,6 +160,14 @@ export class StatusChain {
   }
 
   /**
+   * A status a configured upstream pushed (a relayed notification), learned as its answer
+   * to a lookup would be. Never call it with what an extra upstream said.
+   */
+  learnFromUpstream(signature: string, status: SignatureStatus): void {
+    this.learn([[signature, status]], this.layers.length);
+  }
+
+  /**
    * The one rule of what is learned where: what a source knew is offered to every layer in
    * front of it (an upstream's answer to all of them), and each layer keeps what its kind may.
    */
