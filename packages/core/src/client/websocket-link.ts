@@ -22,6 +22,12 @@ export class WebSocketLink implements Link {
   private socket: Promise<WebSocket> | undefined;
   private readonly waiting = new Map<number, Waiter>();
   private readonly subscriptions = new Map<number, (result: unknown) => void>();
+  /**
+   * Notifications for an id not yet known: the server sends the subscribe answer and a
+   * notification due at once in one burst, handled before the answer's promise resumes
+   * the subscriber. Kept (a few) until the subscriber registers.
+   */
+  private readonly early = new Map<number, unknown[]>();
   private nextId = 1;
 
   constructor(
@@ -52,8 +58,10 @@ export class WebSocketLink implements Link {
 
   async subscribe(call: LinkCall, options: Options, notify: (result: unknown) => void): Promise<number> {
     const id = (await this.call(call, options)) as number;
-    // The server sends the subscribe answer before any notification (subscriptions/definition.ts).
     this.subscriptions.set(id, notify);
+    const early = this.early.get(id);
+    this.early.delete(id);
+    for (const result of early ?? []) notify(result);
     return id;
   }
 
@@ -93,6 +101,7 @@ export class WebSocketLink implements Link {
         for (const waiter of new Set(this.waiting.values())) waiter.fail(gone);
         this.waiting.clear();
         this.subscriptions.clear();
+        this.early.clear();
       });
     }));
   }
@@ -132,6 +141,17 @@ export class WebSocketLink implements Link {
     });
   }
 
+  private keepEarly(subscription: number, result: unknown): void {
+    const kept = this.early.get(subscription);
+    if (kept !== undefined) {
+      if (kept.length < MAX_EARLY) kept.push(result);
+      return;
+    }
+    // Ids of subscriptions this client never registers (one unsubscribed) are dropped oldest first.
+    if (this.early.size >= MAX_EARLY) this.early.delete(this.early.keys().next().value!);
+    this.early.set(subscription, [result]);
+  }
+
   private receive(text: string): void {
     let message: unknown;
     try {
@@ -146,7 +166,9 @@ export class WebSocketLink implements Link {
       params?: { subscription?: unknown; result?: unknown };
     };
     if (typeof method === 'string' && typeof params?.subscription === 'number') {
-      this.subscriptions.get(params.subscription)?.(params.result);
+      const notify = this.subscriptions.get(params.subscription);
+      if (notify !== undefined) notify(params.result);
+      else this.keepEarly(params.subscription, params.result);
       return;
     }
     if (typeof id === 'number') this.waiting.get(id)?.done(message);
@@ -154,6 +176,8 @@ export class WebSocketLink implements Link {
     else if (id === null) this.waiting.values().next().value?.done(message);
   }
 }
+
+const MAX_EARLY = 64;
 
 function request(method: string, params: unknown, id: number): object {
   return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
