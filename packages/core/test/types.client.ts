@@ -14,7 +14,10 @@ export const mySum = defineMethodFromSchemas({
   result: { type: 'number' },
   handler: ({ a, b }) => a + b,
 });
-export const getNames = defineMethod<undefined, string[]>({ name: 'getNames', handler: () => RawJson.of(['a']) });
+export const getNames = defineMethod<undefined, string[]>({
+  name: 'getNames',
+  handler: () => RawJson.of(['a']),
+});
 export const ticks = defineSubscription<[string], { slot: number }>({
   subscribe: 'tickSubscribe',
   unsubscribe: 'tickUnsubscribe',
