@@ -155,6 +155,36 @@ async function measure(root, rounds = 3) {
     }
     out[name] = best;
   }
+  // getRoutes on a second rig whose service has a guard that admits every call (issue 31:
+  // under 1 µs per call), rounds alternating with the guardless rig so that both meet the
+  // same machine: the guard's cost is getRoutes+guard minus getRoutes-pair. The guard reads the
+  // method and the host's context, as a real one does. (Checkouts without guards skip it.)
+  if (wanted('getRoutes+guard') && typeof rpc.guard === 'function') {
+    const guarded = await memoryRig(checkout, upstream.url, sigs);
+    const denied = new Set(['adminOnly']);
+    guarded.guard((ctx) => {
+      if (denied.has(ctx.method) && ctx.host === undefined) throw new Error('refused');
+    });
+    const text = call('getRoutes', []);
+    const n = 60_000;
+    const loop = async (target) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await target.dispatch(text);
+      return Number(process.hrtime.bigint() - t0) / 1000 / n;
+    };
+    await loop(rpc);
+    await loop(guarded);
+    let without = Infinity;
+    let withGuard = Infinity;
+    for (let r = 0; r < rounds + 2; r++) {
+      without = Math.min(without, await loop(rpc));
+      withGuard = Math.min(withGuard, await loop(guarded));
+    }
+    // The pair: subtract the bests (the parent keeps each key's best over its runs).
+    out['getRoutes-pair'] = without;
+    out['getRoutes+guard'] = withGuard;
+    await guarded.stop();
+  }
   await rpc.stop();
   upstream.kill();
   // CPU time, not wall time, so the upstream's own work and the wait are out.

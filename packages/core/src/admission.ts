@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { ApiKeys } from './api-keys.js';
+import type { CallContext } from './call-context.js';
 import type { ClientAddressOf } from './client-address.js';
+import type { Guard } from './guard.js';
 import { RateLimit } from './rate-limit.js';
 
 /** Why a request or message is refused before it is read: a name of the one status table (http-status.ts). */
@@ -35,9 +37,16 @@ const UNAUTHORIZED: Refusal = { why: 'UNAUTHORIZED' };
  * The client address is `clientAddress` (trustProxy). Once a body is parsed, a batch's
  * other calls are charged by `chargeCalls`. Without a rate limit nothing here waits: the
  * verdict is returned as a value, not a promise.
+ *
+ * Then, per call (each call of a batch), the call-level stage: the guards (`admitCall`),
+ * the service's then the method's plugin's then the method's own. The two stages are one
+ * step with one order, split where the body is read: the rules above are the transport's
+ * and run on bytes nobody has parsed (so that garbage, wrong keys and floods pay before
+ * any parsing), guards need a parsed call (its method, its params) and the host's context.
  */
 export class Admission {
   private draining = false;
+  private readonly guards: Guard[] = [];
 
   constructor(
     /** The client's address from the socket's peer and X-Forwarded-For, as trustProxy says. */
@@ -84,6 +93,21 @@ export class Admission {
     return more > 0 ? this.spend(client, more) : undefined;
   }
 
+  /** Adds a guard every call passes, in the order added (Rpc.guard). */
+  addGuard(guard: Guard): void {
+    this.guards.push(guard);
+  }
+
+  /**
+   * One call's guards: the service's, then `own` (its plugin's, then its method's). A
+   * refusal is the guard's throw; returns a promise only when a guard does.
+   */
+  admitCall(ctx: CallContext, params: unknown, own: readonly Guard[]): void | Promise<void> {
+    const { guards } = this;
+    if (guards.length === 0 && own.length === 0) return;
+    return runGuards(guards, 0, own, ctx, params);
+  }
+
   private spend(client: string | undefined, points: number): Verdict | Promise<Verdict> {
     const limit = this.rateLimit;
     if (limit === undefined || client === undefined) return undefined;
@@ -105,3 +129,21 @@ export function refusalData(refusal: Refusal): { retryAfterSeconds: number } | u
     ? undefined
     : { retryAfterSeconds: refusal.retryAfterSeconds };
 }
+
+/** Runs `first[at..]` then `then`, synchronously until a guard returns a promise. */
+function runGuards(
+  first: readonly Guard[],
+  at: number,
+  then: readonly Guard[],
+  ctx: CallContext,
+  params: unknown,
+): void | Promise<void> {
+  for (let i = at; i < first.length; i++) {
+    const out = first[i]!(ctx, params);
+    if (out instanceof Promise) return out.then(() => runGuards(first, i + 1, then, ctx, params));
+  }
+  return then.length === 0 ? undefined : runGuards(then, 0, [], ctx, params);
+}
+
+/** What the dispatcher asks of the admission step: the call-level stage. */
+export type CallAdmission = Pick<Admission, 'admitCall'>;

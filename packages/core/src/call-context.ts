@@ -11,7 +11,7 @@ export interface CallOrigin {
  * What a handler gets beside its params. The signal and the child logger are made on
  * first use: most calls never touch them, and making them costs more than the call.
  */
-export interface CallContext {
+export interface CallContext<C = unknown> {
   /** From the `x-request-id` header when sent, else generated; echoed as a response header. */
   readonly requestId: string;
   readonly method: string;
@@ -22,4 +22,11 @@ export interface CallContext {
   /** Epoch milliseconds after which the call is answered with -32052 whatever the handler does. */
   readonly deadline: number;
   readonly origin: CallOrigin;
+  /**
+   * What the host made of the request (its auth middleware's user, an API key's tenant):
+   * the value of the `context` function given to createRpc or the adapter, made once per
+   * HTTP request (every call of a batch shares it) and once per WebSocket connection.
+   * `undefined` when no such function was given.
+   */
+  readonly host: C;
 }

@@ -14,6 +14,8 @@ export interface CallScope {
   readonly clientGone?: ClientGone;
   /** The connection's subscriptions, on transports that keep a connection (WebSocket). */
   readonly session?: SubscriptionHost;
+  /** What the host's `context` function made of the request or connection (CallContext.host). */
+  readonly host?: unknown;
 }
 
 /**
@@ -48,6 +50,10 @@ export class Call implements CallContext {
 
   get origin(): CallOrigin {
     return this.scope.origin;
+  }
+
+  get host(): unknown {
+    return this.scope.host;
   }
 
   /** The connection's subscriptions; undefined over HTTP. */

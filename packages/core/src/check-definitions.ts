@@ -14,6 +14,7 @@ const PLUGIN_KEYS = Object.keys({
   errors: true,
   start: true,
   stop: true,
+  guard: true,
 } satisfies Record<keyof Plugin, true>);
 
 const METHOD_KEYS = Object.keys({
@@ -24,6 +25,7 @@ const METHOD_KEYS = Object.keys({
   result: true,
   paramsError: true,
   errorNullOnPathStyle: true,
+  guard: true,
   handler: true,
 } satisfies Record<keyof AnyMethodDefinition, true>);
 
@@ -57,7 +59,7 @@ export function checkPlugin(plugin: unknown, at: string): asserts plugin is Plug
   // A plugin may carry an API of its own (host.statuses.track): only a near miss of a key it lacks is a typo.
   misspelledKey(plugin, PLUGIN_KEYS, where);
   if (!isName(plugin.name)) throw new Error(`${where}: name must be a non-empty string`);
-  for (const key of ['start', 'stop'] as const) mustBeFunction(plugin, key, where, false);
+  for (const key of ['start', 'stop', 'guard'] as const) mustBeFunction(plugin, key, where, false);
   const dependencies = arrayOf(plugin, 'dependencies', where);
   if (dependencies.some((d) => !isName(d)))
     throw new Error(`${where}: dependencies must be plugin names (non-empty strings)`);
@@ -80,6 +82,7 @@ export function checkMethod(
   if (method.handler === undefined) throw new Error(`${where}: no handler: handler must be a function`);
   mustBeFunction(method, 'handler', where, true);
   mustBeFunction(method, 'paramsError', where, false);
+  mustBeFunction(method, 'guard', where, false);
 }
 
 function checkSubscription(subscription: unknown, owner: string, index: number): void {

@@ -5,6 +5,8 @@ import { errorJson, successJson } from './envelope.js';
 import { RpcError, type RpcErrorObject } from './errors.js';
 import { jsonrpcRequestSchema, type JsonrpcRequest } from './generated/schemas.js';
 import { hasUnechoableId, idJson, type ExactIds } from './exact-ids.js';
+import type { CallAdmission } from './admission.js';
+import type { Guard } from './guard.js';
 import type { AnyMethodDefinition } from './method.js';
 import { emitGuarded } from './observers.js';
 import { RawJson } from './raw-json.js';
@@ -35,6 +37,8 @@ interface CompiledMethod {
   readonly validateParams: Validator | undefined;
   readonly validateResult: Validator | undefined;
   readonly emptyParams: () => unknown;
+  /** Its plugin's guard, then its own (the service's are the admission's). */
+  readonly guards: readonly Guard[];
 }
 
 export interface DispatcherOptions {
@@ -43,7 +47,13 @@ export interface DispatcherOptions {
   readonly validateResults: boolean;
   /** Which calls get a log line, and at which level. */
   readonly callLog: CallLog;
+  /** The call-level stage of the one admission step: the guards. */
+  readonly admission: CallAdmission;
+  /** The guard of the plugin that serves a method, if any. */
+  readonly pluginGuardOf: (method: string) => Guard | undefined;
 }
+
+const NO_GUARDS: readonly Guard[] = [];
 
 // Such an id is echoed exactly only from its source text, which a host's body parser never keeps.
 const UNECHOABLE_ID =
@@ -99,6 +109,9 @@ export class Dispatcher {
         validateParams: definition.params === undefined ? undefined : compileSchema(definition.params),
         validateResult: definition.result === undefined ? undefined : compileSchema(definition.result),
         emptyParams: objectParams ? () => ({}) : () => [],
+        guards: [options.pluginGuardOf(definition.name), definition.guard].filter(
+          (g): g is Guard => g !== undefined,
+        ),
       });
     }
   }
@@ -178,6 +191,13 @@ export class Dispatcher {
     return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
   }
 
+  /** The answer to a request that failed before any call was read (the host's context threw); logged and observed. */
+  failed(scope: CallScope, err: unknown): string {
+    const error = this.toErrorObject(err, scope, '');
+    this.finish(scope, '', error.code, 0, false);
+    return errorJson('null', error);
+  }
+
   private reject(id: string, code: number, scope: CallScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, '', code, 0, false);
@@ -209,7 +229,13 @@ export class Dispatcher {
     const answer = new CallAnswer(this, call, policy, scope, exactIds, started);
     let result: string | Promise<string>;
     try {
-      result = this.invoke(answer.method(this.methods), call.params, scope, started, answer.notification);
+      const method = answer.method(this.methods);
+      const ctx = new Call(scope, call.method, Date.now() + this.options.callDeadlineMs, answer.notification);
+      const admitted = this.options.admission.admitCall(ctx, call.params, method?.guards ?? NO_GUARDS);
+      result =
+        admitted instanceof Promise
+          ? admitted.then(() => this.invoke(method, call.params, ctx, started))
+          : this.invoke(method, call.params, ctx, started);
     } catch (err) {
       return answer.failed(err);
     }
@@ -223,12 +249,12 @@ export class Dispatcher {
 
   /** The result's JSON, or a promise of it when the handler answers asynchronously. */
   private invoke(
-    method: CompiledMethod,
+    method: CompiledMethod | undefined,
     rawParams: unknown,
-    scope: CallScope,
+    ctx: Call,
     started: number,
-    notification: boolean,
   ): string | Promise<string> {
+    if (method === undefined) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
     const { definition } = method;
     const params = rawParams === undefined ? method.emptyParams() : rawParams;
     if (method.validateParams && !method.validateParams(params)) {
@@ -238,7 +264,6 @@ export class Dispatcher {
         RpcError.of(ErrorCode.INVALID_PARAMS, { path: f.path, rule: f.rule, message: f.message })
       );
     }
-    const ctx = new Call(scope, definition.name, Date.now() + this.options.callDeadlineMs, notification);
     const out = definition.handler(params as never, ctx);
     if (out instanceof Promise) {
       return this.withinDeadline(out, ctx, started).then((value: unknown) => this.resultJson(method, value));
@@ -329,8 +354,11 @@ class CallAnswer {
     this.name = call.method;
   }
 
-  /** The method the call may run; throws the JSON-RPC error when there is none. */
-  method(methods: ReadonlyMap<string, CompiledMethod>): CompiledMethod {
+  /**
+   * The method the call may run, undefined when there is none (the guards see the call
+   * before it is answered -32601); throws when the path names another.
+   */
+  method(methods: ReadonlyMap<string, CompiledMethod>): CompiledMethod | undefined {
     const { name, policy } = this;
     if (policy.onlyMethod !== undefined && name !== policy.onlyMethod) {
       throw new RpcError(
@@ -339,9 +367,7 @@ class CallAnswer {
         `method "${name}" in the body does not match "${policy.onlyMethod}" in the path`,
       );
     }
-    const method = methods.get(name);
-    if (!method) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
-    return (this.found = method);
+    return (this.found = methods.get(name));
   }
 
   succeeded(result: string): Answer {

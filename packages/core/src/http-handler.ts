@@ -88,15 +88,19 @@ export class HttpHandler {
   }
 
   /** Answers one request; a throw anywhere is a rejection, as from an async function. */
-  handle(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+  handle(ex: HttpExchange, target: DispatchTarget, context?: () => unknown): Promise<HttpReply> {
     try {
-      return this.begin(ex, target);
+      return this.begin(ex, target, context);
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
-  private begin(ex: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+  private begin(
+    ex: HttpExchange,
+    target: DispatchTarget,
+    context: (() => unknown) | undefined,
+  ): Promise<HttpReply> {
     const requestId = requestIdOf(ex.header('x-request-id'));
     // Security headers are the host's call (the reference server sets them): each header
     // costs Node a validation per reply on the hot path.
@@ -111,8 +115,8 @@ export class HttpHandler {
       query: ex.query,
     });
     return verdict instanceof Promise
-      ? verdict.then((v) => this.admitted(ex, target, headers, requestId, client, v))
-      : Promise.resolve(this.admitted(ex, target, headers, requestId, client, verdict));
+      ? verdict.then((v) => this.admitted(ex, target, headers, requestId, client, v, context))
+      : Promise.resolve(this.admitted(ex, target, headers, requestId, client, verdict, context));
   }
 
   /** After admission: refused, or on to the content type and the body. */
@@ -123,6 +127,7 @@ export class HttpHandler {
     requestId: string,
     client: string,
     verdict: Verdict,
+    context: (() => unknown) | undefined,
   ): HttpReply | Promise<HttpReply> {
     if (verdict !== undefined) return refused(verdict, headers);
     const contentType = ex.header('content-type');
@@ -130,6 +135,34 @@ export class HttpHandler {
       return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
     }
     const scope = new RequestScope(ex, requestId, this.log);
+    if (context === undefined) return this.read(ex, target, headers, scope, client);
+    // The host's context, once for every call of the request; made after admission, so
+    // refused requests cost the host nothing.
+    const failed = (err: unknown): HttpReply => json(200, headers, this.dispatcher.failed(scope, err));
+    let made: unknown;
+    try {
+      made = context();
+    } catch (err) {
+      return failed(err);
+    }
+    if (!(made instanceof Promise)) {
+      scope.host = made;
+      return this.read(ex, target, headers, scope, client);
+    }
+    return made.then((host: unknown) => {
+      scope.host = host;
+      return this.read(ex, target, headers, scope, client);
+    }, failed);
+  }
+
+  /** The body, then its answer. */
+  private read(
+    ex: HttpExchange,
+    target: DispatchTarget,
+    headers: Record<string, string>,
+    scope: CallScope,
+    client: string,
+  ): HttpReply | Promise<HttpReply> {
     if (ex.parsedBody !== undefined) return this.answerBody(ex, target, headers, scope, client, undefined);
     // The one wait of a call whose handler answers synchronously: the body.
     return this.bodyText(ex).then((text) => this.answerBody(ex, target, headers, scope, client, text));
@@ -238,6 +271,8 @@ const BODY_CONSUMED_DATA =
  */
 class RequestScope implements CallScope, GoneFollowers {
   readonly origin: CallOrigin;
+  /** The host's context, set once made (before any call runs). */
+  host: unknown = undefined;
   /** Who follows the client's end; undefined until the first, then one listener on the response. */
   private followers: ((reason: unknown) => void)[] | undefined;
   private goneReason: Error | undefined;

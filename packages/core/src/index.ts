@@ -39,7 +39,15 @@ export { compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';
 export { explainFailure, schemaAt } from './explain-failure.js';
 export { textKey } from './text-key.js';
-export { createRpc, Rpc, type DispatchScope, type RpcOptions } from './rpc.js';
+export {
+  createRpc,
+  Rpc,
+  type ContextFunction,
+  type DispatchScope,
+  type HostRequest,
+  type RpcOptions,
+} from './rpc.js';
+export type { Guard } from './guard.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';
 export { wireError, type EnvelopeStyle } from './envelope.js';
 export type { BodyText, HttpExchange, HttpReply } from './exchange.js';
@@ -56,7 +64,7 @@ export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-sta
 export { createLogger, flushQuietly, logDestination, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
-export { expressRpc } from './adapters/express.js';
+export { expressRpc, type ExpressRpcOptions } from './adapters/express.js';
 export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
 export {
   coreOptionsSchema,

@@ -12,6 +12,8 @@ export interface JsonRpcClientOptions {
   readonly maxReplyBytes?: number;
   /** How long an idle keep-alive connection stays open. Default: undici's. */
   readonly keepAliveTimeoutMs?: number;
+  /** Headers every request carries (an `authorization` here wins over URL credentials). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface JsonRpcCall {
@@ -52,6 +54,22 @@ export interface JsonRpcNoAnswer {
 /** Every outcome of a call. */
 export type JsonRpcOutcome = JsonRpcAnswered | JsonRpcNoAnswer;
 
+/** One call of a batch: its id is the caller's, to match its response. */
+export interface JsonRpcBatchCall {
+  readonly method: string;
+  readonly params?: unknown;
+  readonly id: number;
+}
+
+/**
+ * Every outcome of a batch: its responses (in the server's order, matched by id), or
+ * one response refusing the whole batch (rate limited, unauthorized: id null), or none.
+ */
+export type JsonRpcBatchOutcome =
+  | { readonly kind: 'replies'; readonly httpStatus: number; readonly replies: readonly JsonrpcResponse[] }
+  | JsonRpcAnswered
+  | JsonRpcNoAnswer;
+
 const DEFAULT_MAX_POOLS = 256;
 const DEFAULT_MAX_REPLY_BYTES = 1 << 20;
 
@@ -75,6 +93,7 @@ const isResponse = compileSchema<JsonrpcResponse>(jsonrpcResponseSchema);
 export class JsonRpcClient {
   private readonly pools: EndpointPools;
   private readonly maxReplyBytes: number;
+  private readonly headers: Readonly<Record<string, string>>;
   private nextId = 1;
 
   constructor(options: JsonRpcClientOptions = {}) {
@@ -84,16 +103,39 @@ export class JsonRpcClient {
       keepAliveTimeoutMs: options.keepAliveTimeoutMs,
     });
     this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    this.headers = { ...options.headers, 'content-type': 'application/json' };
   }
 
-  async call(url: string, call: JsonRpcCall): Promise<JsonRpcOutcome> {
+  call(url: string, call: JsonRpcCall): Promise<JsonRpcOutcome> {
     const id = call.id ?? this.nextId++;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params });
+    return this.attempts(url, body, call, (status, text) => interpret(status, text, id, this.maxReplyBytes));
+  }
+
+  /** Sends calls as one batch; never after a connection error (a batch is not retried). */
+  batch(
+    url: string,
+    calls: readonly JsonRpcBatchCall[],
+    options: Pick<JsonRpcCall, 'timeoutMs' | 'signal'>,
+  ): Promise<JsonRpcBatchOutcome> {
+    const body = JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', ...c })));
+    return this.attempts(url, body, options, (status, text) =>
+      interpretBatch(status, text, this.maxReplyBytes),
+    );
+  }
+
+  private async attempts<T>(
+    url: string,
+    body: string,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries'>,
+    read: (httpStatus: number, text: string | undefined) => T,
+  ): Promise<T | JsonRpcNoAnswer> {
     const retries = call.connectionRetries ?? 0;
     for (let attempt = 0; ; attempt++) {
       const end = new AttemptEnd(call.timeoutMs, call.signal);
       try {
-        return await this.exchange(url, id, body, end.signal);
+        const { status, text } = await this.exchange(url, body, end.signal);
+        return read(status, text);
       } catch (err) {
         if (err instanceof NotHttp) return { kind: 'unreachable', detail: 'not an http(s) URL' };
         if (end.timedOut) return { kind: 'timeout', detail: `no answer within ${call.timeoutMs} ms` };
@@ -113,18 +155,19 @@ export class JsonRpcClient {
 
   private async exchange(
     url: string,
-    id: number,
     body: string,
     signal: AbortSignal,
-  ): Promise<JsonRpcOutcome> {
+  ): Promise<{ status: number; text: string | undefined }> {
     let endpoint;
     try {
       endpoint = this.pools.get(url);
     } catch {
       throw new NotHttp();
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (endpoint.authorization) headers.authorization = endpoint.authorization;
+    const headers: Record<string, string> = { ...this.headers };
+    if (endpoint.authorization && headers.authorization === undefined) {
+      headers.authorization = endpoint.authorization;
+    }
     const response = await endpoint.pool.request({
       method: 'POST',
       path: endpoint.path,
@@ -132,8 +175,7 @@ export class JsonRpcClient {
       body,
       signal,
     });
-    const text = await readCapped(response, this.maxReplyBytes);
-    return interpret(response.statusCode, text, id, this.maxReplyBytes);
+    return { status: response.statusCode, text: await readCapped(response, this.maxReplyBytes) };
   }
 }
 
@@ -196,6 +238,35 @@ function interpret(httpStatus: number, text: string | undefined, id: number, max
   }
   if (message.error == null && message.id !== id) return bad('wrong_id', 'answer for another request id');
   return { kind: 'reply', httpStatus, reply: message };
+}
+
+function interpretBatch(httpStatus: number, text: string | undefined, max: number): JsonRpcBatchOutcome {
+  if (text === undefined)
+    return { kind: 'bad_reply', httpStatus, problem: 'too_large', detail: `answer over ${max} bytes` };
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return {
+      kind: 'bad_reply',
+      httpStatus,
+      problem: 'not_json',
+      detail: `HTTP ${httpStatus}, body is not JSON`,
+    };
+  }
+  if (!Array.isArray(message)) return interpret(httpStatus, text, Number.NaN, max);
+  for (const one of message) {
+    if (!isResponse(one)) {
+      const f = isResponse.failure();
+      return {
+        kind: 'bad_reply',
+        httpStatus,
+        problem: 'not_jsonrpc',
+        detail: `not a JSON-RPC 2.0 response: ${f.path} ${f.message}`,
+      };
+    }
+  }
+  return { kind: 'replies', httpStatus, replies: message as JsonrpcResponse[] };
 }
 
 /** The body as text, or undefined (the body dropped) when it is over `max` bytes. */

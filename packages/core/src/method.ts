@@ -1,5 +1,6 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { CallContext } from './call-context.js';
+import type { Guard } from './guard.js';
 import type { RpcError, ValidationFailure } from './errors.js';
 import type { RawJson } from './raw-json.js';
 
@@ -8,9 +9,13 @@ export type Schema = Readonly<Record<string, unknown>> | boolean;
 
 export type MaybePromise<T> = T | Promise<T>;
 
-export type MethodHandler<P, R> = (params: P, ctx: CallContext) => MaybePromise<R | RawJson<R>>;
+/** `C` is the host's context type (createRpc's `context`): `ctx.host` is typed by it. */
+export type MethodHandler<P, R, C = unknown> = (
+  params: P,
+  ctx: CallContext<C>,
+) => MaybePromise<R | RawJson<R>>;
 
-export interface MethodDefinition<P = unknown, R = unknown> {
+export interface MethodDefinition<P = unknown, R = unknown, C = unknown> {
   readonly name: string;
   readonly summary?: string;
   readonly description?: string;
@@ -27,17 +32,24 @@ export interface MethodDefinition<P = unknown, R = unknown> {
    * `"error": null` (the specification shows it for getSignatureStatuses).
    */
   readonly errorNullOnPathStyle?: boolean;
-  readonly handler: MethodHandler<P, R>;
+  /** Runs before this method's params are validated, after the service's and its plugin's guards (guard.ts). */
+  readonly guard?: Guard<C>;
+  readonly handler: MethodHandler<P, R, C>;
 }
 
 /**
  * A method of any params and result types. Params are contravariant, so `never` is the
  * type every method's params accept; the dispatcher has validated them against the schema.
  */
-export type AnyMethodDefinition = MethodDefinition<never, unknown>;
+export type AnyMethodDefinition<C = unknown> = MethodDefinition<never, unknown, C>;
 
-/** A method whose types the caller states (used with types generated from `schemas/`). */
-export function defineMethod<P, R>(definition: MethodDefinition<P, R>): MethodDefinition<P, R> {
+/**
+ * A method whose types the caller states (used with types generated from `schemas/`); a
+ * method that reads the host's context states its type too: `defineMethod<P, R, AppContext>`.
+ */
+export function defineMethod<P, R, C = unknown>(
+  definition: MethodDefinition<P, R, C>,
+): MethodDefinition<P, R, NoInfer<C>> {
   return definition;
 }
 
@@ -56,6 +68,7 @@ export function defineMethodFromSchemas<
   const RS extends JSONSchema,
   P = FromSchema<PS>,
   R = FromSchema<RS>,
+  C = unknown,
 >(definition: {
   readonly name: string;
   readonly summary?: string;
@@ -64,7 +77,8 @@ export function defineMethodFromSchemas<
   readonly result: RS;
   readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
   readonly errorNullOnPathStyle?: boolean;
-  readonly handler: (params: NoInfer<P>, ctx: CallContext) => NoInfer<MaybePromise<R>>;
-}): MethodDefinition<P, R> {
+  readonly guard?: Guard<C>;
+  readonly handler: (params: NoInfer<P>, ctx: CallContext<C>) => NoInfer<MaybePromise<R>>;
+}): MethodDefinition<P, R, NoInfer<C>> {
   return definition as never;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Guard } from './guard.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 
@@ -12,10 +13,13 @@ export interface PluginContext {
  * declares its name and the plugins it needs; the server refuses to build when one is
  * missing or two methods share a name, so a mistake shows at start-up, not at a call.
  */
-export interface Plugin {
+export interface Plugin<C = unknown> {
   readonly name: string;
   readonly dependencies?: readonly string[];
-  readonly methods?: readonly AnyMethodDefinition[];
+  /** `C`: the host context its methods and guard read (`ctx.host`); a plugin that reads none fits any service. */
+  readonly methods?: readonly AnyMethodDefinition<C>[];
+  /** Runs for each call of this plugin's methods (its subscriptions' included), after the service's guards and before the method's own. */
+  readonly guard?: Guard<C>;
   /** Subscriptions served over persistent connections (WebSocket): each adds its subscribe and unsubscribe methods. */
   readonly subscriptions?: readonly AnySubscriptionDefinition[];
   /**
@@ -42,6 +46,6 @@ export function defineErrors<const T extends Record<string, DeclaredError>>(erro
   return errors;
 }
 
-export function definePlugin<T extends Plugin>(plugin: T): T {
+export function definePlugin<T extends Plugin<never>>(plugin: T): T {
   return plugin;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Admission, refusalData, type Refusal } from './admission.js';
@@ -22,6 +23,7 @@ import { HttpHandler, type DispatchTarget, type MountOptions } from './http-hand
 import { getHttpStatusCode, HttpRefusal } from './http-status.js';
 import { parseBody, type ExactIds } from './exact-ids.js';
 import { createLogger } from './logger.js';
+import type { Guard } from './guard.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
@@ -32,10 +34,25 @@ import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
 import { validateOptions } from './validate-options.js';
 
-export interface RpcOptions extends CoreOptions {
-  readonly plugins?: readonly Plugin[];
+/**
+ * `C` is the host's context type: what `context` makes of a request, what every
+ * handler and guard reads as `ctx.host`. Without `context` it is `undefined`, and a
+ * plugin or method that reads a context does not fit.
+ */
+export interface RpcOptions<C = undefined> extends CoreOptions {
+  /** Plugins whose methods read no context fit a service of any `C`. */
+  readonly plugins?: readonly Plugin<NoInfer<C>>[];
   /** Methods of the embedder's own, beside the plugins'. */
-  readonly methods?: readonly AnyMethodDefinition[];
+  readonly methods?: readonly AnyMethodDefinition<NoInfer<C>>[];
+  /**
+   * Makes the host's context (`ctx.host`) from the host's request: once per HTTP request
+   * (every call of a batch shares it), once per WebSocket connection from its upgrade
+   * request. May return a promise; a throw answers the request (or refuses the upgrade)
+   * with the thrown RpcError, anything else with -32603 (logged). The Express adapter
+   * takes its own (`expressRpc(rpc, { context: (req, res) => ... })`), typed with
+   * Express's request; an embedder's own transport passes `context` to `rpc.dispatch`.
+   */
+  readonly context?: ContextFunction<C>;
   readonly logger?: Logger;
   /** A rate-limiter-flexible limiter to use instead of the in-memory one (e.g. RateLimiterRedis). */
   readonly rateLimiter?: RateLimiterAbstract;
@@ -45,7 +62,7 @@ export interface RpcOptions extends CoreOptions {
  * A built JSON-RPC service: plugins resolved, schemas compiled, nothing listening.
  * Adapters (node:http, Express, others) give it requests through `target` and `handle`.
  */
-export class Rpc {
+export class Rpc<C = undefined> {
   readonly logger: Logger;
   readonly options: CoreOptionsResolved;
   private readonly plugins: Plugin[];
@@ -64,26 +81,27 @@ export class Rpc {
   private stopped = false;
   private warnedAutoStart = false;
   private document: OpenRpcDocument | undefined;
+  /** The service's `context` function, for the adapters; undefined when none was given. */
+  readonly context: ContextFunction<C> | undefined;
 
-  constructor(options: RpcOptions = {}) {
-    const { plugins = [], methods = [], logger, rateLimiter, ...json } = options;
+  constructor(options: RpcOptions<C> = {}) {
+    const { plugins = [], methods = [], logger, rateLimiter, context, ...json } = options;
+    this.context = context;
     this.options = validateOptions<CoreOptionsResolved>(
       coreOptionsSchema,
       json,
       'rollup-router core options',
     );
     this.logger = logger ?? createLogger();
-    const resolved = resolvePlugins(plugins, methods, this.options.discovery ? [this.discoverMethod()] : []);
+    const resolved = resolvePlugins(
+      plugins as readonly Plugin[],
+      methods as readonly AnyMethodDefinition[],
+      this.options.discovery ? [this.discoverMethod()] : [],
+    );
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
     const { limits, rateLimit } = this.options;
-    this.dispatcher = new Dispatcher(this.methodList, {
-      maxBatchLength: limits.maxBatchLength,
-      callDeadlineMs: limits.callDeadlineMs,
-      validateResults: this.options.validateResults,
-      callLog: new CallLog(this.options.callLog),
-    });
     const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
     for (const warning of trust.warnings) this.logger.warn(warning);
     const clientAddress = clientAddressOf(trust.trust);
@@ -98,6 +116,21 @@ export class Rpc {
       this.logger,
     );
     this.access = { cors: new Cors(this.options.cors), admission, clientAddress };
+    const pluginGuards = new Map<string, Guard>();
+    for (const plugin of this.plugins) {
+      if (plugin.guard === undefined) continue;
+      const served = [...(plugin.methods ?? []).map((m) => m.name)];
+      for (const sub of plugin.subscriptions ?? []) served.push(sub.subscribe, sub.unsubscribe);
+      for (const name of served) pluginGuards.set(name, plugin.guard);
+    }
+    this.dispatcher = new Dispatcher(this.methodList, {
+      maxBatchLength: limits.maxBatchLength,
+      callDeadlineMs: limits.callDeadlineMs,
+      validateResults: this.options.validateResults,
+      callLog: new CallLog(this.options.callLog),
+      admission,
+      pluginGuardOf: (name) => pluginGuards.get(name),
+    });
     this.http = new HttpHandler(
       this.dispatcher,
       { maxBodyBytes: limits.maxBodyBytes, cors: this.access.cors, admission },
@@ -110,6 +143,16 @@ export class Rpc {
       perClient: maxSubscriptionsPerClient,
       total: maxSubscriptions,
     });
+  }
+
+  /**
+   * Adds a guard every call passes (each call of a batch, over every transport), before
+   * its plugin's and its method's: it admits by returning, refuses by throwing an
+   * RpcError (guard.ts). Guards run in the order added, inside the admission step.
+   */
+  guard(guard: Guard<C>): this {
+    this.access.admission.addGuard(guard as Guard);
+    return this;
   }
 
   /** Names of every method served, in registration order. */
@@ -202,11 +245,14 @@ export class Rpc {
     return this.http.anyTarget(path, mount);
   }
 
-  /** Answers one HTTP request. Never rejects: failures are JSON-RPC errors. */
-  handle(exchange: HttpExchange, target: DispatchTarget): Promise<HttpReply> {
+  /**
+   * Answers one HTTP request. Never rejects: failures are JSON-RPC errors. `context`
+   * makes the host's context of the request (the adapter's, from its own request type).
+   */
+  handle(exchange: HttpExchange, target: DispatchTarget, context?: () => C | Promise<C>): Promise<HttpReply> {
     const reply = this.running
-      ? this.http.handle(exchange, target)
-      : this.startedForCalls().then(() => this.http.handle(exchange, target));
+      ? this.http.handle(exchange, target, context)
+      : this.startedForCalls().then(() => this.http.handle(exchange, target, context));
     return reply.catch((err: unknown) => {
       this.logger.error({ err }, 'request failed outside any call');
       return {
@@ -227,7 +273,7 @@ export class Rpc {
    * message of notifications only gets no answer. The connection-level rules (API keys,
    * origins) are the transport's, checked once per connection (see `access`). Never rejects.
    */
-  async dispatch(body: string, scope: DispatchScope = {}): Promise<string | undefined> {
+  async dispatch(body: string, scope: DispatchScope<C> = {}): Promise<string | undefined> {
     if (!this.running) await this.startedForCalls();
     const callScope: CallScope = {
       requestId: scope.requestId ?? randomUUID(),
@@ -235,6 +281,7 @@ export class Rpc {
       log: this.logger,
       clientGone: scope.signal,
       session: scope.session,
+      host: scope.context,
     };
     const { admission } = this.access;
     const client = scope.rateLimitKey;
@@ -305,7 +352,7 @@ export class Rpc {
 }
 
 /** What a transport tells `rpc.dispatch` about the message it carries. */
-export interface DispatchScope {
+export interface DispatchScope<C = unknown> {
   /** Goes into every log line of the message's calls. Default: a fresh UUID. */
   readonly requestId?: string;
   readonly origin?: CallOrigin;
@@ -315,7 +362,25 @@ export interface DispatchScope {
   readonly session?: SubscriptionHost;
   /** With rate limits configured, each call of the message costs one point of this key's budget (the client's address). */
   readonly rateLimitKey?: string;
+  /** The host's context of the message (`ctx.host`), made by the transport. */
+  readonly context?: C;
 }
+
+/** The host's request a `context` function reads: an HTTP request, or a WebSocket upgrade. */
+export type HostRequest =
+  | {
+      readonly transport: 'http';
+      readonly req: IncomingMessage;
+      readonly res: ServerResponse;
+    }
+  | {
+      readonly transport: 'websocket';
+      /** The upgrade request; the context is made once, before the connection opens. */
+      readonly req: IncomingMessage;
+    };
+
+/** Makes the host's context from its request (RpcOptions.context). */
+export type ContextFunction<C> = (request: HostRequest) => C | Promise<C>;
 
 /** The access rules of the service, shared by every transport (HTTP, WebSocket). */
 export interface AccessRules {
@@ -328,6 +393,6 @@ export interface AccessRules {
 
 const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: false };
 
-export function createRpc(options: RpcOptions = {}): Rpc {
-  return new Rpc(options);
+export function createRpc<C = undefined>(options: RpcOptions<C> = {}): Rpc<C> {
+  return new Rpc<C>(options);
 }

@@ -75,7 +75,7 @@ describe('plugins', () => {
       [
         'a method with a key no method has',
         { name: 'greet', methods: [{ name: 'hello', handler: () => 'hi', cache: true }] },
-        'plugin "greet", method "hello": unknown key "cache"; a method has name, summary, description, params, result, paramsError, errorNullOnPathStyle, handler',
+        'plugin "greet", method "hello": unknown key "cache"; a method has name, summary, description, params, result, paramsError, errorNullOnPathStyle, guard, handler',
       ],
       [
         'a plugin with a misspelled name',

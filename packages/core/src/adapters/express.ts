@@ -10,6 +10,16 @@ interface BodyParserError {
   status?: number;
 }
 
+/** The Express adapter's options: where its endpoints are, and the host's context from Express's own request. */
+export interface ExpressRpcOptions<C> extends MountOptions {
+  /**
+   * Makes `ctx.host` from Express's request and response (`req.user` of the host's
+   * auth middleware, `res.locals`): once per request, every call of a batch sharing it.
+   * Default: the service's own `context` (createRpc), given the same request.
+   */
+  readonly context?: (req: Request, res: Response) => C | Promise<C>;
+}
+
 /**
  * Mounts the service in an existing Express 5 app: `app.use('/rpc', expressRpc(rpc))`.
  * It answers its own endpoints (a POST to `<mount>/<name>` naming no method included:
@@ -22,7 +32,18 @@ interface BodyParserError {
  * to handlers of four arguments at the level where the error is: a Router mounted by the
  * host would be skipped whole.
  */
-export function expressRpc(rpc: Rpc, mount: MountOptions = {}): [RequestHandler, ErrorRequestHandler] {
+export function expressRpc<C>(
+  rpc: Rpc<C>,
+  mount: ExpressRpcOptions<NoInfer<C>> = {},
+): [RequestHandler, ErrorRequestHandler] {
+  const own = mount.context;
+  const service = rpc.context;
+  const contextOf =
+    own !== undefined
+      ? (req: Request, res: Response) => () => own(req, res)
+      : service !== undefined
+        ? (req: Request, res: Response) => () => service({ transport: 'http', req, res })
+        : () => undefined;
   const targetOf = (req: Request) =>
     req.method === 'POST' ? rpc.anyTarget(req.path, mount) : rpc.target(req.path, mount);
   const answer = (
@@ -34,7 +55,7 @@ export function expressRpc(rpc: Rpc, mount: MountOptions = {}): [RequestHandler,
     const target = targetOf(req)!;
     const { query } = splitUrl(req.url);
     void rpc
-      .handle(nodeExchange(req, res, req.path, query, parsed, body), target)
+      .handle(nodeExchange(req, res, req.path, query, parsed, body), target, contextOf(req, res))
       .then((reply) => writeReply(res, reply));
   };
   const handle = (req: Request, res: Response, next: NextFunction): void => {

@@ -22,7 +22,8 @@ const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not
  * The fastest path the core offers: straight on node:http, with none of Express's
  * per-request pipeline, and every behaviour of the Express adapter.
  */
-export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}): RequestListener {
+export function createNodeListener<C>(rpc: Rpc<C>, options: NodeListenerOptions = {}): RequestListener {
+  const context = rpc.context;
   const mount = options.mountPath?.replace(/\/+$/, '') ?? '';
   const fallback = options.fallback ?? notFound;
   const fixed = fixedHeaders(options.headers);
@@ -50,7 +51,11 @@ export function createNodeListener(rpc: Rpc, options: NodeListenerOptions = {}):
       return;
     }
     void rpc
-      .handle(nodeExchange(req, res, below!, query, undefined), target)
+      .handle(
+        nodeExchange(req, res, below!, query, undefined),
+        target,
+        context && (() => context({ transport: 'http', req, res })),
+      )
       .then((reply) => writeReply(res, reply, fixed));
   };
 }

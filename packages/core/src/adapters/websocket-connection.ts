@@ -21,7 +21,7 @@ const CLOSE_TIMEOUT_MS = 2000;
  * HTTP), answers and notifications go out through one bounded send, and closing it
  * ends its subscriptions and aborts its calls.
  */
-export class SocketConnection {
+export class SocketConnection<C = unknown> {
   /** False from a ping until the peer shows life (pong or any message). */
   alive = true;
   private inFlight = 0;
@@ -37,9 +37,11 @@ export class SocketConnection {
     req: IncomingMessage,
     readonly clientKey: string,
     private readonly id: string,
-    private readonly rpc: Rpc,
+    private readonly rpc: Rpc<C>,
     private readonly limits: ConnectionLimits,
     private readonly log: Logger,
+    /** The host's context of the connection, made from its upgrade request. */
+    private readonly host: C,
   ) {
     this.origin = { remoteAddress: req.socket.remoteAddress, headers: req.headers };
     this.session = rpc.subscriptions.session((text) => this.send(text), log, clientKey);
@@ -113,6 +115,7 @@ export class SocketConnection {
         signal: this.gone.signal,
         session: opened,
         rateLimitKey: this.clientKey,
+        context: this.host,
       });
       if (answer !== undefined) this.send(answer);
       opened.start();

@@ -10,9 +10,15 @@ import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
 
-export interface WebSocketOptions {
+export interface WebSocketOptions<C = unknown> {
   /** The router's mount path: the socket is served at its root endpoint (`<path>/`). Default '/'. */
   readonly path?: string;
+  /**
+   * Makes `ctx.host` for every call of a connection, once, from its upgrade request
+   * (headers, query string, cookies), before the connection opens; a throw refuses the
+   * upgrade with the thrown RpcError (HTTP 403). Default: the service's own `context`.
+   */
+  readonly context?: (req: IncomingMessage) => C | Promise<C>;
 }
 
 /**
@@ -20,18 +26,21 @@ export interface WebSocketOptions {
  * are checked with the service's own access rules (allowed origins, API keys) and its
  * connection limits, then every message is dispatched by `rpc.dispatch`.
  */
-export class WebSocketTransport {
+export class WebSocketTransport<C = unknown> {
   private readonly wss: WebSocketServer;
-  private readonly connections = new Set<SocketConnection>();
+  private readonly connections = new Set<SocketConnection<C>>();
   private readonly perClient = new Map<string, number>();
   private readonly mount: string;
   private readonly pinger: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private readonly context: ((req: IncomingMessage) => C | Promise<C>) | undefined;
 
   constructor(
-    private readonly rpc: Rpc,
-    options: WebSocketOptions = {},
+    private readonly rpc: Rpc<C>,
+    options: WebSocketOptions<NoInfer<C>> = {},
   ) {
+    const service = rpc.context;
+    this.context = options.context ?? (service && ((req) => service({ transport: 'websocket', req })));
     this.mount = (options.path ?? '/').replace(/\/+$/, '');
     const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
     // perMessageDeflate off: inflating is where zip bombs and CPU go; Solana clients do not need it.
@@ -71,10 +80,30 @@ export class WebSocketTransport {
       if (admitted !== undefined) return refuse(socket, admitted.why, refusalData(admitted));
       const why = this.refusalOf(req, clientKey);
       if (why !== undefined) return refuse(socket, why);
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey));
+      if (this.context === undefined) return this.upgrade(req, socket, head, clientKey, undefined as C);
+      // The host's context, once per connection, from the upgrade request alone.
+      const denied = (err: unknown): void => {
+        if (!(err instanceof RpcError)) this.rpc.logger.error({ err }, 'websocket context failed');
+        const error = err instanceof RpcError ? err : RpcError.of(HttpRefusal.UNCAUGHT.code);
+        if (!socket.destroyed) refuseWith(socket, err instanceof RpcError ? 403 : 500, error);
+      };
+      let made: C | Promise<C>;
+      try {
+        made = this.context(req);
+      } catch (err) {
+        return denied(err);
+      }
+      if (made instanceof Promise)
+        made.then((host) => this.upgrade(req, socket, head, clientKey, host), denied);
+      else this.upgrade(req, socket, head, clientKey, made);
     };
     if (verdict instanceof Promise) verdict.then(decide).catch(() => socket.destroy());
     else decide(verdict);
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, clientKey: string, host: C): void {
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey, host));
   }
 
   /**
@@ -98,7 +127,7 @@ export class WebSocketTransport {
   }
 
   /** Resolves once `c`'s socket has closed (at once when it already has). */
-  private closedOf(c: SocketConnection): Promise<void> {
+  private closedOf(c: SocketConnection<C>): Promise<void> {
     if (!this.connections.has(c)) return Promise.resolve();
     return new Promise((done) => c.ws.once('close', () => done()));
   }
@@ -124,7 +153,7 @@ export class WebSocketTransport {
     return undefined;
   }
 
-  private open(ws: WebSocket, req: IncomingMessage, clientKey: string): void {
+  private open(ws: WebSocket, req: IncomingMessage, clientKey: string, host: C): void {
     const id = randomUUID();
     const log = this.rpc.logger;
     const connection = new SocketConnection(
@@ -135,6 +164,7 @@ export class WebSocketTransport {
       this.rpc,
       this.rpc.options.websocket,
       log,
+      host,
     );
     this.connections.add(connection);
     this.perClient.set(clientKey, (this.perClient.get(clientKey) ?? 0) + 1);
@@ -173,11 +203,11 @@ export class WebSocketTransport {
 }
 
 /** Serves JSON-RPC over WebSocket on `server` (a node:http server, an Express app's included) at the mount's root. */
-export function attachWebSocket(
+export function attachWebSocket<C>(
   server: Server,
-  rpc: Rpc,
-  options: WebSocketOptions = {},
-): WebSocketTransport {
+  rpc: Rpc<C>,
+  options: WebSocketOptions<NoInfer<C>> = {},
+): WebSocketTransport<C> {
   return new WebSocketTransport(rpc, options).attach(server);
 }
 
@@ -189,7 +219,12 @@ function header(req: IncomingMessage, name: string): string | undefined {
 /** Answers a refused upgrade with its HTTP status and a JSON-RPC error body (the one table), then closes. */
 function refuse(socket: Duplex, why: HttpRefusalName, data?: unknown): void {
   const { status, code } = HttpRefusal[why];
-  const body = errorJson('null', RpcError.of(code, data).toJSON());
+  refuseWith(socket, status, RpcError.of(code, data), why);
+}
+
+function refuseWith(socket: Duplex, status: number, error: RpcError, why?: HttpRefusalName): void {
+  const data = error.data;
+  const body = errorJson('null', error.toJSON());
   const retryAfter = (data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
   const extra =
     why === 'UNAUTHORIZED'

@@ -1,0 +1,17 @@
+// `@rollup-router/core/client`: the typed client alone, without the server (no Express,
+// no pino, no Ajv beyond the response check): what an embedder's callers import.
+export {
+  createClient,
+  type BatchBuilder,
+  type BatchCall,
+  type Client,
+  type ClientOptions,
+  type MethodMap,
+  type ParamsOf,
+  type ResultOf,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionMap,
+} from './typed-client.js';
+export { RpcCallError, RpcNoAnswerError, type NoAnswerKind } from './errors.js';
+export type { CallOptions, Settled } from './link.js';

@@ -1,0 +1,210 @@
+// The typed client (`@rollup-router/core/client`) against an Express embedder with a
+// bearer middleware, over HTTP and WebSocket: typed calls, batches, subscriptions, the
+// deadline, an AbortSignal, and JSON-RPC errors as RpcCallError with the router's cause.
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import {
+  attachWebSocket,
+  createLogger,
+  createRpc,
+  defineMethod,
+  defineMethodFromSchemas,
+  definePlugin,
+  defineSubscription,
+  expressRpc,
+  RpcError,
+  type CallContext,
+  type Rpc,
+  type SubscriptionSink,
+  type WebSocketTransport,
+} from '@rollup-router/core';
+import { createClient, RpcCallError, RpcNoAnswerError } from '@rollup-router/core/client';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+
+interface AppContext {
+  readonly user: string | undefined;
+}
+
+const mySum = defineMethodFromSchemas({
+  name: 'mySum',
+  params: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+  result: { type: 'number' },
+  handler: ({ a, b }) => a + b,
+});
+const whoAmI = defineMethod<undefined, string, AppContext>({
+  name: 'whoAmI',
+  guard: (ctx) => {
+    // -32070 is no code Solana's clients know: it travels as -32603 with data.code.
+    if (ctx.host.user === undefined) throw new RpcError(-32070, 'Sign in first', { realm: 'test' });
+  },
+  handler: (_p, ctx: CallContext<AppContext>) => ctx.host.user!,
+});
+const sleep = defineMethod<[number], number>({
+  name: 'sleep',
+  handler: ([ms], ctx) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(ms), ms);
+      ctx.signal.addEventListener('abort', () => clearTimeout(timer));
+    }),
+});
+const sinks = new Set<SubscriptionSink<{ n: number }>>();
+const counter = defineSubscription<[], { n: number }>({
+  subscribe: 'countSubscribe',
+  unsubscribe: 'countUnsubscribe',
+  notification: 'countNotification',
+  start: (_params, sink) => {
+    sinks.add(sink);
+    return () => sinks.delete(sink);
+  },
+});
+const plugin = definePlugin({ name: 'app', methods: [mySum, whoAmI, sleep], subscriptions: [counter] });
+
+type Api = { mySum: typeof mySum; whoAmI: typeof whoAmI; sleep: typeof sleep };
+type Subscriptions = { countSubscribe: typeof counter };
+
+describe('createClient (@rollup-router/core/client)', () => {
+  let rpc: Rpc<AppContext>;
+  let server: Server;
+  let ws: WebSocketTransport<AppContext>;
+  let base: string;
+
+  before(async () => {
+    rpc = createRpc<AppContext>({
+      logger: createLogger({ level: 'silent' }),
+      plugins: [plugin],
+      context: ({ req }) => ({ user: /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1] }),
+    });
+    const app = express();
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      res.locals.user = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+      next();
+    });
+    app.use(
+      '/rpc',
+      expressRpc(rpc, { context: (_req, res) => ({ user: res.locals.user as string | undefined }) }),
+    );
+    server = createServer(app);
+    ws = attachWebSocket(server, rpc, { path: '/rpc' });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `127.0.0.1:${(server.address() as AddressInfo).port}/rpc`;
+  });
+
+  after(async () => {
+    await ws.close(0);
+    server.close();
+    await rpc.stop();
+  });
+
+  for (const scheme of ['http', 'ws'] as const) {
+    describe(`over ${scheme === 'http' ? 'HTTP' : 'WebSocket'}`, () => {
+      const url = (): string => `${scheme}://${base}${scheme === 'ws' ? '/' : ''}`;
+
+      it('calls typed methods with the host context from its headers', async () => {
+        const client = createClient<Api>(url(), { headers: { authorization: 'Bearer alice' } });
+        try {
+          const sum: number = await client.mySum({ a: 2, b: 3 });
+          expect(sum).to.equal(5);
+          expect(await client.whoAmI()).to.equal('alice');
+        } finally {
+          await client.$close();
+        }
+      });
+
+      it("rejects with RpcCallError carrying the code, data and the router's cause", async () => {
+        const client = createClient<Api>(url());
+        try {
+          const err = await client.whoAmI().then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(err).to.be.instanceOf(RpcCallError);
+          const e = err as RpcCallError;
+          expect([e.code, e.causeCode, e.message, e.data]).to.deep.equal([
+            -32603,
+            -32070,
+            'Sign in first',
+            { code: -32070, realm: 'test' },
+          ]);
+          const bad = (await client
+            .mySum({ a: 1, b: 'x' } as never)
+            .catch((x: unknown) => x)) as RpcCallError;
+          expect([bad.code, bad.causeCode]).to.deep.equal([-32602, -32602]);
+        } finally {
+          await client.$close();
+        }
+      });
+
+      it('sends a batch whose calls settle one by one', async () => {
+        const client = createClient<Api>(url());
+        try {
+          const [sum, who] = await client.$batch((call) => [call.mySum({ a: 1, b: 1 }), call.whoAmI()]);
+          expect(sum).to.deep.equal({ ok: true, result: 2 });
+          expect(who.ok).to.equal(false);
+          if (!who.ok) expect(who.error.causeCode).to.equal(-32070);
+        } finally {
+          await client.$close();
+        }
+      });
+
+      it('gives up at the deadline and on an abort', async () => {
+        const client = createClient<Api>(url(), { timeoutMs: 5_000 });
+        try {
+          const late = (await client
+            .sleep([2_000], { timeoutMs: 50 })
+            .catch((x: unknown) => x)) as RpcNoAnswerError;
+          expect(late).to.be.instanceOf(RpcNoAnswerError);
+          expect(late.kind).to.equal('timeout');
+          const controller = new AbortController();
+          const pending = client.sleep([2_000], { signal: controller.signal }).catch((x: unknown) => x);
+          controller.abort();
+          expect(((await pending) as RpcNoAnswerError).kind).to.equal('aborted');
+        } finally {
+          await client.$close();
+        }
+      });
+    });
+  }
+
+  it('gives a subscription as an async iterable, and unsubscribes on break', async () => {
+    const client = createClient<Api, Subscriptions>(`ws://${base}/`);
+    try {
+      const subscription = await client.$subscribe('countSubscribe', []);
+      expect(subscription.id).to.be.a('number');
+      await waitFor(() => sinks.size === 1, 'the subscription to start');
+      for (const sink of sinks) for (let n = 1; n <= 3; n++) sink.notify({ n });
+      const got: number[] = [];
+      for await (const { n } of subscription) {
+        got.push(n);
+        if (n === 3) break;
+      }
+      expect(got).to.deep.equal([1, 2, 3]);
+      await waitFor(() => sinks.size === 0, 'the unsubscribe to end it');
+    } finally {
+      await client.$close();
+    }
+  });
+
+  it('is a subpath of its own, for import and require(), that loads no server code', () => {
+    // What the client's import graph loads: no Express, no pino, no adapter.
+    const script = `
+      const before = new Set(Object.keys(require.cache));
+      const m = require('@rollup-router/core/client');
+      const loaded = Object.keys(require.cache).filter((f) => !before.has(f));
+      console.log(JSON.stringify({ exports: Object.keys(m).sort(), server: loaded.filter((f) => /express|pino|adapters|http-handler/.test(f)) }));`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: 'packages/core' });
+    expect(run.stderr).to.equal('');
+    const out = JSON.parse(run.stdout) as { exports: string[]; server: string[] };
+    expect(out.exports).to.include.members(['createClient', 'RpcCallError', 'RpcNoAnswerError']);
+    expect(out.server).to.deep.equal([]);
+  });
+});
