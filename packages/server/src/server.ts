@@ -94,7 +94,7 @@ async function startWith(
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
   const upstreams = watchUpstreams(config, log);
   // Read at scrape time, after every part exists.
-  const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets }));
+  const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets, ready }));
   const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
   const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
   const rpc = buildRpc(config, [plugins.routes, plugins.statuses, ...own], log, redis);
@@ -167,6 +167,7 @@ interface LiveParts {
   readonly rpc: Rpc;
   readonly plugins: ServerPlugins;
   readonly sockets: WebSocketTransport;
+  readonly ready: () => ReadinessReport;
 }
 
 function metricsOf(
@@ -190,6 +191,7 @@ function metricsOf(
         pendingSignatures: plugins.statuses.signatureWatch.pending,
       };
     },
+    ready: () => live().ready().ready,
   });
 }
 
