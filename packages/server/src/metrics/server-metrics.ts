@@ -110,15 +110,7 @@ export class ServerMetrics {
       g.set(options.inflight()),
     );
     if (options.sockets) this.socketGauges(options.sockets);
-    const ready = options.ready;
-    // /ready as a series, so an alert names the instance a load balancer took out and why is in /ready.
-    if (ready)
-      this.gauge(
-        'ready',
-        '1 while GET /ready answers 200; 0 while it answers 503 (starting, draining, store closed, no upstream answering).',
-        [],
-        (g) => g.set(ready() ? 1 : 0),
-      );
+    if (options.ready) this.readyGauge(options.ready);
     this.upstreamCalls = this.counter(
       'upstream_requests_total',
       'HTTP requests to upstream Solana nodes, by upstream name (statuses.upstreams[].name, else the URL without path or query, numbered when two share one) and outcome.',
@@ -149,6 +141,16 @@ export class ServerMetrics {
       'node_probe_duration_seconds',
       'Round trip of health probes of registered nodes.',
       ['identity'],
+    );
+  }
+
+  /** /ready as a series, so an alert names the instance a load balancer took out (why is in /ready's body). */
+  private readyGauge(ready: () => boolean): void {
+    this.gauge(
+      'ready',
+      '1 while GET /ready answers 200; 0 while it answers 503 (starting, draining, store closed, no upstream answering).',
+      [],
+      (g) => g.set(ready() ? 1 : 0),
     );
   }
 
