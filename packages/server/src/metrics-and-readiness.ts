@@ -26,6 +26,7 @@ export interface LiveParts {
   readonly rpc: Rpc;
   readonly plugins: ServerPlugins;
   readonly sockets: WebSocketTransport;
+  readonly ready: () => ReadinessReport;
 }
 
 export function metricsOf(
@@ -49,6 +50,7 @@ export function metricsOf(
         pendingSignatures: plugins.statuses.signatureWatch.pending,
       };
     },
+    ready: () => live().ready().ready,
   });
 }
 

@@ -82,7 +82,7 @@ async function startWith(
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
   const upstreams = watchUpstreams(config, log);
   // Read at scrape time, after every part exists.
-  const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets }));
+  const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets, ready }));
   const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
   const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
   const rpc = buildRpc(

@@ -39,6 +39,8 @@ export interface ServerMetricsOptions {
   readonly inflight: () => number;
   /** Open WebSocket connections, live subscriptions and signatures waiting for their commitment, right now. */
   readonly sockets?: () => { connections: number; subscriptions: number; pendingSignatures: number };
+  /** What GET /ready answers right now (true: 200). */
+  readonly ready?: () => boolean;
 }
 
 /** One method's series, made once: a call allocates no label object. */
@@ -108,6 +110,7 @@ export class ServerMetrics {
       g.set(options.inflight()),
     );
     if (options.sockets) this.socketGauges(options.sockets);
+    if (options.ready) this.readyGauge(options.ready);
     this.upstreamCalls = this.counter(
       'upstream_requests_total',
       'HTTP requests to upstream Solana nodes, by upstream name (statuses.upstreams[].name, else the URL without path or query, numbered when two share one) and outcome.',
@@ -138,6 +141,16 @@ export class ServerMetrics {
       'node_probe_duration_seconds',
       'Round trip of health probes of registered nodes.',
       ['identity'],
+    );
+  }
+
+  /** /ready as a series, so an alert names the instance a load balancer took out (why is in /ready's body). */
+  private readyGauge(ready: () => boolean): void {
+    this.gauge(
+      'ready',
+      '1 while GET /ready answers 200; 0 while it answers 503 (starting, draining, store closed, no upstream answering).',
+      [],
+      (g) => g.set(ready() ? 1 : 0),
     );
   }
 
