@@ -1,9 +1,9 @@
 // Where a process's resident memory is, from /proc/<pid>/smaps: the malloc heap of the main
-// thread ([heap]), the malloc arenas of other threads (glibc reserves each as a 64 MiB-aligned
-// anonymous region), other anonymous memory (V8's heap and code), and mapped files.
+// thread ([heap]), the malloc arenas of other threads, other anonymous memory (V8's heap and
+// code, large mallocs) and mapped files.
 import { readFileSync } from 'node:fs';
 
-const ARENA = 64 * 2 ** 20;
+const ARENA = 64n * 2n ** 20n;
 
 /**
  * `{ total, mallocHeap, threadArenas, otherAnonymous, files }` in bytes; undefined without /proc.
@@ -17,24 +17,32 @@ export function residentBreakdown(pid) {
   } catch {
     return undefined;
   }
-  const out = { total: 0, mallocHeap: 0, threadArenas: 0, otherAnonymous: 0, files: 0 };
-  let kind;
-  let arenaEnd = 0n;
+  const maps = [];
   for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (m) {
-      const [start, end, name] = [BigInt(`0x${m[1]}`), BigInt(`0x${m[2]}`), m[3]];
-      // An arena's start is 64 MiB-aligned; its used part and its reserved rest follow it.
-      if (name === '' && start % BigInt(ARENA) === 0n && start >= arenaEnd) arenaEnd = start + BigInt(ARENA);
-      if (name === '[heap]') kind = 'mallocHeap';
-      else if (name.startsWith('/')) kind = 'files';
-      else if (name === '' && end <= arenaEnd) kind = 'threadArenas';
-      else kind = name === '' ? 'otherAnonymous' : undefined;
-    } else if (line.startsWith('Rss:')) {
-      const bytes = Number(line.split(/\s+/)[1]) * 1024;
-      out.total += bytes;
-      if (kind) out[kind] += bytes;
-    }
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (m)
+      maps.push({ start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`), perms: m[3], name: m[4], rss: 0 });
+    else if (line.startsWith('Rss:')) maps.at(-1).rss = Number(line.split(/\s+/)[1]) * 1024;
   }
+  const out = { total: 0, mallocHeap: 0, threadArenas: 0, otherAnonymous: 0, files: 0 };
+  maps.forEach((map, i) => {
+    out.total += map.rss;
+    if (map.name === '[heap]') out.mallocHeap += map.rss;
+    else if (map.name.startsWith('/')) out.files += map.rss;
+    else if (map.name === '' && isArena(map, maps[i + 1])) out.threadArenas += map.rss;
+    else if (map.name === '') out.otherAnonymous += map.rss;
+  });
   return out;
+}
+
+/** glibc reserves a thread's arena as 64 MiB at a 64 MiB boundary: the part in use, then the rest ---p. */
+function isArena(map, next) {
+  if (map.start % ARENA !== 0n || !map.perms.startsWith('rw')) return false;
+  if (map.end - map.start === ARENA) return true;
+  return (
+    next?.start === map.end &&
+    next.name === '' &&
+    next.perms.startsWith('---') &&
+    next.end === map.start + ARENA
+  );
 }
