@@ -4,15 +4,16 @@
 // array), which are unknown (null) until posted to `/learn`, so signatureSubscribe can
 // wait and then be notified. `GET /hits` tells how many getSignatureStatuses calls
 // reached it, so the bench can prove a "memory" or "SQLite" row never went upstream,
-// and count the requests of a poll round.
+// and count the requests of a poll round. `--unknown all`: every signature is unknown (null).
 import http from 'node:http';
-import { serve } from './lib/serve.mjs';
+import { serve, targetArgs } from './lib/serve.mjs';
 
 const STATUS =
   '{"confirmationStatus":"finalized","confirmations":null,"err":null,"slot":212,"status":{"Ok":null}}';
 const started = Date.now();
 let hits = 0;
 const pending = new Set();
+const allUnknown = targetArgs().unknown === 'all';
 
 const slot = () => 300 + Math.floor((Date.now() - started) / 50); // 50 ms slots, like the validator
 
@@ -25,7 +26,9 @@ function answer(call) {
       if (sigs.length > 256) {
         return `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Too many inputs provided; max 256"},"id":${id}}`;
       }
-      const value = sigs.map((s) => (pending.size && pending.has(s) ? 'null' : STATUS)).join(',');
+      const value = sigs
+        .map((s) => (allUnknown || (pending.size && pending.has(s)) ? 'null' : STATUS))
+        .join(',');
       return `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.2.1","slot":${slot()}},"value":[${value}]},"id":${id}}`;
     }
     case 'getHealth':

@@ -2,6 +2,8 @@
 // port, print one JSON line with the port, and leave cleanly on SIGTERM/SIGINT so that
 // `node --cpu-prof` gets to write its profile.
 import { once } from 'node:events';
+import { renameSync } from 'node:fs';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { mallocHeapBytes } from '../../../test/support/malloc-heap.mjs';
 
 /** Prints `{"ready":true,"port":N,...}` once `server` listens on 127.0.0.1. */
@@ -35,6 +37,7 @@ export function untilStopped(close) {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  let snapshots = 0;
   process.on('SIGUSR2', () => {
     globalThis.gc?.();
     const m = process.memoryUsage();
@@ -42,11 +45,26 @@ export function untilStopped(close) {
       memory: {
         rss: m.rss,
         heapUsed: m.heapUsed,
+        heapTotal: m.heapTotal,
         external: m.external,
+        arrayBuffers: m.arrayBuffers,
         mallocHeap: mallocHeapBytes(),
+        // Per V8 space, bytes used and bytes V8 holds for it: which part of the heap a rise is in.
+        spaces: Object.fromEntries(
+          getHeapSpaceStatistics().map((s) => [
+            s.space_name,
+            { used: s.space_used_size, size: s.space_size },
+          ]),
+        ),
         gc: Boolean(globalThis.gc),
       },
     });
+    // rss-unknown.mjs --snapshots: a heap snapshot after each reading, numbered in order.
+    const dir = process.env.BENCH_HEAP_SNAPSHOTS;
+    if (dir) {
+      const file = `${dir}/${String(++snapshots).padStart(3, '0')}.heapsnapshot`;
+      renameSync(writeHeapSnapshot(`${file}.partial`), file); // the runner waits for this name
+    }
   });
   process.stdin.on('end', stop).on('error', stop).resume();
 }
