@@ -66,6 +66,19 @@ describe('chain record table: removals are remembered', () => {
     expect(table.entries()).to.deep.equal([]);
   });
 
+  it("a late full read answered at the removal's own slot does not list the node again", () => {
+    // As validator A did: the Unregister was notified at slot 140, and a read answered "at" 140
+    // (the node still processing that slot) still listed the record.
+    const table = new RecordTable();
+    const a = listed();
+    table.apply('A', a, 121n);
+    table.apply('A', closed, 140n);
+    table.applyFullRead(new Map(), 159n);
+    table.applyFullRead(new Map([['A', a]]), 140n);
+    expect(table.entries()).to.deep.equal([]);
+    expect(table.apply('A', a, 140n)).to.equal(false);
+  });
+
   it('a full read that no longer lists a record counts as its removal at that slot', () => {
     const table = new RecordTable();
     const a = listed();

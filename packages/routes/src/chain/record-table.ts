@@ -127,7 +127,9 @@ export class RecordTable {
 
   private removedAfter(address: string, slot: bigint): boolean {
     const removedAt = this.removals.get(address);
-    return removedAt === undefined ? slot < this.forgottenBelow : removedAt > slot;
+    // At the removal's own slot too: a node answers a read "at" the slot whose transactions it
+    // is still processing, so a read at that slot may show the record the slot's Unregister closed.
+    return removedAt === undefined ? slot < this.forgottenBelow : removedAt >= slot;
   }
 
   private rememberRemoval(address: string, slot: bigint): void {
