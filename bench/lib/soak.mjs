@@ -7,13 +7,22 @@
 // from 10%, a 1M soak flagged +12% while a 3M soak ended at the same RSS: 165 and 163 MB.)
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
+import { residentBreakdown } from './resident.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { startSubscriptions } from './soak-subscriptions.mjs';
 import { call, freshSignatureBodies, getRoutes, getSignatureStatuses } from './requests.mjs';
 
 export const LEAK_THRESHOLD = 0.1;
+
+/**
+ * How long after the target's reading its resident memory is read again. V8 unmaps the pages a
+ * GC freed on a background thread after process.memoryUsage() counted them: RSS read at the GC
+ * swung by up to 50 MB between readings of the same process, the settled figure does not.
+ */
+const SETTLE_MS = 1000;
 
 /** Shares of the calls after which RSS is read; the verdict runs from the second to the last. */
 const READ_AT = [0.1, 0.4, 0.7, 1];
@@ -77,9 +86,12 @@ export async function soak(settings, log) {
       done += amount;
       // Read while the churn still runs, every time: like is compared with like.
       const memory = await target.memory();
-      readings.push({ calls: done, ...memory });
+      await sleep(SETTLE_MS);
+      const settled = residentBreakdown(target.child.pid)?.total;
+      const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss: settled ?? memory.rss };
+      readings.push(reading);
       log(
-        `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(memory.rss)} MB, heap ${mb(memory.heapUsed)} MB` +
+        `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(reading.rss)} MB, heap ${mb(memory.heapUsed)} MB` +
           (memory.mallocHeap === undefined ? '' : `, malloc heap ${mb(memory.mallocHeap)} MB`),
       );
     }
