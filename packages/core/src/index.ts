@@ -22,6 +22,7 @@ export {
 } from './jsonrpc-client.js';
 export { redactUrl } from './redact-url.js';
 export { basicAuthorization, withoutCredentials } from './url-credentials.js';
+export { deriveWsUrl } from './ws-url.js';
 export { inSchemaOrder } from './schema-order.js';
 export {
   defineMethod,

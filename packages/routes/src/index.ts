@@ -25,5 +25,5 @@ export {
   type ErRecordV0,
   type ErStatus,
 } from './chain/er-record-codec.js';
-export { deriveWsUrl } from './chain/ws-url.js';
+export { deriveWsUrl } from '@rollup-router/core';
 export type { ChainRecordsReport } from './chain/chain-route-source.js';

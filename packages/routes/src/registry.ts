@@ -1,4 +1,5 @@
 import {
+  deriveWsUrl,
   emitGuarded,
   inSchemaOrder,
   RawJson,
@@ -15,7 +16,6 @@ import {
   type RoutesPluginOptionsResolved,
 } from './generated/schemas.js';
 import { ChainRouteSource, type ChainRecordsReport } from './chain/chain-route-source.js';
-import { deriveWsUrl } from './chain/ws-url.js';
 import { HealthChecker } from './health/health-checker.js';
 import type { ProbeOutcome } from './health/probe.js';
 import { afterProbe, initialStatus, type NodeStatus, type ProbeReport } from './node-status.js';

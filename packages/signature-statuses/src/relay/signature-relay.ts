@@ -1,10 +1,10 @@
+import { deriveWsUrl } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
 import { finalizedStatus, type ConfirmationStatus, type SignatureStatus } from '../status.js';
 import { upstreamNames } from '../upstream/upstream-names.js';
 import { UpstreamSocket } from './upstream-socket.js';
-import { deriveWsUrl } from './ws-url.js';
 
 /** What the relay tells the watch. */
 export interface RelayListener {

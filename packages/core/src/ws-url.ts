@@ -1,15 +1,14 @@
-import { redactUrl } from '@rollup-router/core';
+import { redactUrl } from './redact-url.js';
 
 // @solana/web3.js's makeWebsocketUrl pattern: scheme, host (or [IPv6]), optional :port, rest;
 // with the user info (up to the last `@` before the path) kept apart, so its `:` is no port.
 const URL_PARTS = /^[^:]+:\/\/([^/?#]*@)?([^:[/?#]+|\[[^\]]+\])(:\d+)?(.*)$/i;
 
 /**
- * The websocket URL of an upstream's JSON-RPC URL, derived the way @solana/web3.js's
- * Connection derives it: http→ws, https→wss, and port + 1 when the URL names a port, the
- * rest (path, query, user info) unchanged. The same rule as the routes package's
- * deriveWsUrl (packages/routes/src/chain/ws-url.ts), which this package cannot import:
- * a change to one is a change to both.
+ * The websocket URL of a node's JSON-RPC URL (a cluster, an upstream), derived the way @solana/web3.js's
+ * Connection derives it: http→ws, https→wss, and port + 1 when the URL names a port
+ * (a validator serves its websocket on the next port), the rest unchanged. User info
+ * stays: the websocket is on the same host, behind the same credentials.
  */
 export function deriveWsUrl(httpUrl: string): string {
   const parts = URL_PARTS.exec(httpUrl);
