@@ -11,26 +11,30 @@ describe('bench: the soak', function () {
   this.timeout(180_000);
 
   it('reads RSS, the JS heap and the malloc heap four times, and splits the change between them', async () => {
-    // The leak verdict belongs to the full soak (1M calls); 40,000 are too few to judge by, so a
-    // LEAK verdict here (the run exits 1) is reported, not failed: what is checked is the machinery.
+    // A LEAK verdict exits 1 and fails here. The verdict leaves out V8's young generation: on
+    // Node 24 it grows to 128 MB within the first 64k calls and is then flat.
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       ['bench/run.mjs', '--soak', '--soak-calls', '40000'],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
-    ).catch((err: { stdout?: string; stderr?: string }) => {
-      if (!/RSS growth from .*: LEAK;/.test(`${err.stderr ?? ''}${err.stdout ?? ''}`)) throw err;
-      return { stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-    });
+    );
     const output = stdout + stderr; // the soak's lines go to stderr, with the bench's progress
-    expect(output).to.match(/RSS growth from [\d,]+ to [\d,]+ requests -?\d+\.\d% \(limit 10%\): (ok|LEAK);/);
+    expect(output).to.match(
+      /RSS growth beside V8's young generation from [\d,]+ to [\d,]+ requests -?\d+\.\d% \(limit 10%\): ok;/,
+    );
     const mb = '\\d+\\.\\d';
     const readings = output.match(
-      new RegExp(`after [\\d,]+ requests: RSS ${mb} MB, heap ${mb} MB, malloc heap ${mb} MB`, 'g'),
+      new RegExp(
+        `after [\\d,]+ requests: RSS ${mb} MB, heap ${mb} MB, malloc heap ${mb} MB, V8 young generation ${mb} MB`,
+        'g',
+      ),
     );
     expect(readings, output).to.have.length(4);
     expect(output).to.match(/transport errors\/non-2xx: 0\b/);
     expect(output).to.match(
-      new RegExp(`of the RSS change: JS heap [+-]${mb}, malloc heap [+-]${mb}, the rest [+-]${mb} MB`),
+      new RegExp(
+        `of the RSS change: JS heap [+-]${mb}, malloc heap [+-]${mb}, V8 young generation [+-]${mb}, the rest [+-]${mb} MB`,
+      ),
     );
     // The churn ran beside the load and lost nothing.
     const churn = /subscription churn: (\{.*\})/.exec(output);
