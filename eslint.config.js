@@ -37,9 +37,9 @@ export default tseslint.config(
     },
   },
   {
-    // Keep every function readable at a glance (issue 14): tests and scripts are exempt.
+    // No function of 60 lines or more, blank lines and comments counted: tests and scripts are exempt.
     files: ['packages/*/src/**/*.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
+    rules: { 'max-lines-per-function': ['error', { max: 59 }] },
   },
   {
     files: ['**/*.cjs'],

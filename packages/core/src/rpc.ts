@@ -116,13 +116,7 @@ export class Rpc<C = undefined> {
       this.logger,
     );
     this.access = { cors: new Cors(this.options.cors), admission, clientAddress };
-    const pluginGuards = new Map<string, Guard>();
-    for (const plugin of this.plugins) {
-      if (plugin.guard === undefined) continue;
-      const served = [...(plugin.methods ?? []).map((m) => m.name)];
-      for (const sub of plugin.subscriptions ?? []) served.push(sub.subscribe, sub.unsubscribe);
-      for (const name of served) pluginGuards.set(name, plugin.guard);
-    }
+    const pluginGuards = pluginGuardsByMethod(this.plugins);
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,
       callDeadlineMs: limits.callDeadlineMs,
@@ -395,4 +389,16 @@ const ROOT: DispatchPolicy = { onlyMethod: undefined, errorNullWhereDeclared: fa
 
 export function createRpc<C = undefined>(options: RpcOptions<C> = {}): Rpc<C> {
   return new Rpc<C>(options);
+}
+
+/** Each method and subscription name served by a plugin with a guard, to that guard. */
+function pluginGuardsByMethod(plugins: readonly Plugin[]): Map<string, Guard> {
+  const guards = new Map<string, Guard>();
+  for (const plugin of plugins) {
+    if (plugin.guard === undefined) continue;
+    const served = [...(plugin.methods ?? []).map((m) => m.name)];
+    for (const sub of plugin.subscriptions ?? []) served.push(sub.subscribe, sub.unsubscribe);
+    for (const name of served) guards.set(name, plugin.guard);
+  }
+  return guards;
 }

@@ -1,6 +1,7 @@
 import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-router/delegation-router';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
+import type { Plugin } from '@rollup-router/core';
 import type { Redis } from 'ioredis';
 import type { ServerConfig } from './config/server-config.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
@@ -11,6 +12,11 @@ export interface ServerPlugins {
   readonly statuses: SignatureStatusesPlugin;
   /** Served when a base chain is known (delegation.baseChain, or routes.chain). */
   readonly delegation: DelegationRouterPlugin | undefined;
+}
+
+/** The server's own plugins, in the order they are mounted. */
+export function builtInPlugins(plugins: ServerPlugins): Plugin[] {
+  return [plugins.routes, plugins.statuses, ...(plugins.delegation ? [plugins.delegation] : [])];
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { attachWebSocket, type Plugin, type Rpc, type WebSocketTransport } from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
 import type { Logger } from 'pino';
-import { buildPlugins, type ServerPlugins } from './build-plugins.js';
+import { buildPlugins, builtInPlugins, type ServerPlugins } from './build-plugins.js';
 import { buildRpc } from './build-rpc.js';
 import type { ServerConfig } from './config/server-config.js';
 import { RequestTracker } from './http/request-tracker.js';
@@ -85,12 +85,7 @@ async function startWith(
   const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets, ready }));
   const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
   const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
-  const rpc = buildRpc(
-    config,
-    [plugins.routes, plugins.statuses, ...(plugins.delegation ? [plugins.delegation] : []), ...own],
-    log,
-    redis,
-  );
+  const rpc = buildRpc(config, [...builtInPlugins(plugins), ...own], log, redis);
   if (metrics) observeInto(metrics, rpc, plugins, redis);
 
   const state = { started: false, draining: false };

@@ -86,8 +86,7 @@ export class ServerMetrics {
   constructor(options: ServerMetricsOptions) {
     this.methodNames = options.methods;
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
-    const info = this.gauge('info', 'Always 1; the version label says which release runs.', ['version']);
-    info.set({ version: options.version }, 1);
+    this.instanceGauges(options);
     this.calls = this.counter(
       'calls_total',
       'JSON-RPC calls answered, by method and outcome code (0 = success, else the JSON-RPC error code).',
@@ -105,9 +104,6 @@ export class ServerMetrics {
       'HTTP responses by status (401 unauthorized, 413 too large, 429 rate limited, 503 draining, ...).',
       ['status'],
       (c) => this.statuses.flushInto(c),
-    );
-    this.gauge('http_inflight_requests', 'HTTP requests being answered.', [], (g) =>
-      g.set(options.inflight()),
     );
     if (options.sockets) this.socketGauges(options.sockets);
     if (options.ready) this.readyGauge(options.ready);
@@ -141,6 +137,15 @@ export class ServerMetrics {
       'node_probe_duration_seconds',
       'Round trip of health probes of registered nodes.',
       ['identity'],
+    );
+  }
+
+  /** Which release runs, and the HTTP requests under way. */
+  private instanceGauges(options: ServerMetricsOptions): void {
+    const info = this.gauge('info', 'Always 1; the version label says which release runs.', ['version']);
+    info.set({ version: options.version }, 1);
+    this.gauge('http_inflight_requests', 'HTTP requests being answered.', [], (g) =>
+      g.set(options.inflight()),
     );
   }
 
