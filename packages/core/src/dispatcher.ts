@@ -232,9 +232,12 @@ export class Dispatcher {
       const method = answer.method(this.methods);
       const ctx = new Call(scope, call.method, Date.now() + this.options.callDeadlineMs, answer.notification);
       const admitted = this.options.admission.admitCall(ctx, call.params, method?.guards ?? NO_GUARDS);
+      // The call's deadline covers its guards too: a guard that never settles must not hold the call.
       result =
         admitted instanceof Promise
-          ? admitted.then(() => this.invoke(method, call.params, ctx, started))
+          ? this.withinDeadline(admitted, ctx, started).then(() =>
+              this.invoke(method, call.params, ctx, started),
+            )
           : this.invoke(method, call.params, ctx, started);
     } catch (err) {
       return answer.failed(err);

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import {
   attachWebSocket,
   createLogger,
+  createNodeListener,
   createRpc,
   defineMethod,
   definePlugin,
@@ -224,6 +225,59 @@ describe('host context and guards', () => {
     } finally {
       await transport.close(0);
       host.close();
+    }
+  });
+
+  it("uses the WebSocket adapter's own context option over the service's", async () => {
+    const host = createServer();
+    // The service's context finds no bearer token here; the adapter's reads the embedder's own header.
+    const transport = attachWebSocket(host, rpc, {
+      path: '/own',
+      context: (req) => ({ user: { id: String(req.headers['x-user']) } }),
+    });
+    host.listen(0, '127.0.0.1');
+    await once(host, 'listening');
+    const socket = await TestSocket.open(`ws://127.0.0.1:${(host.address() as AddressInfo).port}/own`, {
+      headers: { 'x-user': 'carol' },
+    });
+    try {
+      expect((await socket.call('whoAmI', undefined, 1)).result).to.equal('carol');
+    } finally {
+      await socket.close();
+      await transport.close(0);
+      host.close();
+    }
+  });
+
+  it("ends a call whose guard never settles at the call's deadline, and tells the guard", async () => {
+    let aborted = false;
+    const slow = createRpc({
+      logger: createLogger({ level: 'silent' }),
+      limits: { callDeadlineMs: 200 },
+      methods: [defineMethod<undefined, string>({ name: 'ping', handler: () => 'pong' })],
+    });
+    slow.guard(
+      (ctx) =>
+        new Promise<void>(() => {
+          ctx.signal.addEventListener('abort', () => (aborted = true));
+        }),
+    );
+    const host = createServer(createNodeListener(slow));
+    host.listen(0, '127.0.0.1');
+    await once(host, 'listening');
+    try {
+      const res = await post(
+        `http://127.0.0.1:${(host.address() as AddressInfo).port}/`,
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      );
+      // -32052 is a project code: on the wire it is -32603 with the code in data (docs/error-codes.md).
+      expect(JSON.parse(res.text)).to.deep.include({
+        error: { code: -32603, message: 'Deadline exceeded', data: { code: -32052, deadlineMs: 200 } },
+      });
+      expect(aborted).to.equal(true);
+    } finally {
+      host.close();
+      await slow.stop();
     }
   });
 });
