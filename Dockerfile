@@ -24,12 +24,14 @@ ENV npm_config_build_from_source=true \
 # `npm ci` (it wants peerOptional utf-8-validate in the lock).
 RUN npm install -g npm@11
 WORKDIR /src
-# Manifests first: the npm ci layer is reused until a dependency changes.
+# Manifests first: the npm ci layer is reused until a dependency changes. Every workspace
+# package is listed (test/deploy.dockerfile.test.ts checks): npm ci links only those it sees.
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/routes/package.json packages/routes/
 COPY packages/signature-statuses/package.json packages/signature-statuses/
 COPY packages/server/package.json packages/server/
+COPY packages/delegation-router/package.json packages/delegation-router/
 COPY test/support/package.json test/support/
 RUN npm ci
 COPY tsconfig.base.json tsconfig.json ./
@@ -41,8 +43,8 @@ RUN npm run build \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" \
  && mkdir /out \
  && cp -a package.json node_modules /out/ \
- && for p in core routes signature-statuses server; do \
-      mkdir -p /out/packages/$p && cp -a packages/$p/package.json packages/$p/dist /out/packages/$p/; \
+ && for p in packages/*/; do \
+      mkdir -p /out/$p && cp -a $p/package.json $p/dist /out/$p; \
     done \
  && cp -a packages/server/defaults /out/packages/server/ \
  && rm -rf /out/node_modules/@rollup-router/test-support /out/packages/*/dist/.tsbuildinfo
