@@ -27,8 +27,11 @@ export interface DelegationSourceOptions {
 export interface DelegationListener {
   /** What is known of `account` is now `record` (null: not delegated), from a read or a notification. */
   changed(account: string, record: DelegationRecord | null): void;
-  /** `account` is no longer held (dropped, evicted, or its record no longer followed): ask again to keep up. */
-  forgotten(account: string): void;
+  /**
+   * `account` is no longer held: `evicted` by the bound (asking again would evict another),
+   * or dropped otherwise (its record no longer followed, expired, cleared): ask again to keep up.
+   */
+  forgotten(account: string, evicted: boolean): void;
 }
 
 /** What is known of one account: its record, or `null` when it is not delegated, as of `slot`. */
@@ -81,7 +84,7 @@ export class DelegationSource {
       dispose: (_value, account, reason) => {
         if (reason === 'set') return;
         this.follower?.unfollow(account);
-        for (const l of this.listeners) l.forgotten(account);
+        for (const l of this.listeners) l.forgotten(account, reason === 'evict');
       },
     });
     this.unreadable = new LRUCache({ max: Math.min(options.maxEntries, 10_000) });

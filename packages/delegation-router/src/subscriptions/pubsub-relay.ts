@@ -57,9 +57,11 @@ export class PubsubRelay {
       changed: (account, record) => {
         for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record);
       },
-      // Asked again so that a relayed account's record stays followed (and its cache entry held).
-      forgotten: (account) => {
-        if (this.byAccount.has(account)) setImmediate(() => this.route(account));
+      // Asked again so that a relayed account's record stays followed. Not when the cache's
+      // bound evicted it: reading it again would evict another, and so on without end; its
+      // subscriptions then stay where they are until the account's own notifications say otherwise.
+      forgotten: (account, evicted) => {
+        if (!evicted && this.byAccount.has(account)) setImmediate(() => this.route(account));
       },
     });
   }
