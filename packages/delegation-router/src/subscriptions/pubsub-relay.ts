@@ -97,6 +97,7 @@ export class PubsubRelay {
         this.route(account);
       }
     }
+    // A function of its own: one callback held twice is two clients.
     const client: Deliver = (result) => deliver(result);
     held.clients.add(client);
     const h = held;
