@@ -79,6 +79,11 @@ export class DelegationChain {
     return pda;
   }
 
+  /** How many accountSubscribe subscriptions of `pubkey` are open. */
+  subscriptionsOf(pubkey: string): number {
+    return [...this.subscriptions.values()].filter((s) => s.pubkey === pubkey).length;
+  }
+
   /** How many accountSubscribe subscriptions are open. */
   get subscriptionCount(): number {
     return this.subscriptions.size;
@@ -135,15 +140,22 @@ export class DelegationChain {
 
   /** accountNotification to every subscriber of `pubkey`: the account as it is now (closed: empty, no lamports). */
   private notify(pubkey: string): void {
+    this.notifyAccount(
+      pubkey,
+      this.encoded(pubkey) ?? {
+        data: ['', 'base64'],
+        executable: false,
+        lamports: 0,
+        owner: '11111111111111111111111111111111',
+        rentEpoch: 0,
+        space: 0,
+      },
+    );
+  }
+
+  /** A change of any account on this chain: accountNotification of `value` to every subscriber of `pubkey`, at a new slot. */
+  notifyAccount(pubkey: string, value: unknown): { slot: number } {
     const slot = ++this.slot;
-    const value = this.encoded(pubkey) ?? {
-      data: ['', 'base64'],
-      executable: false,
-      lamports: 0,
-      owner: '11111111111111111111111111111111',
-      rentEpoch: 0,
-      space: 0,
-    };
     for (const [subscription, { socket, pubkey: followed }] of this.subscriptions) {
       if (followed !== pubkey) continue;
       socket.send(
@@ -154,6 +166,7 @@ export class DelegationChain {
         }),
       );
     }
+    return { slot };
   }
 
   private encoded(pda: string): unknown {

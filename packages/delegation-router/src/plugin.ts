@@ -14,6 +14,9 @@ import {
   type ResolvedDelegationRouterOptions,
 } from './options.js';
 import { Routing } from './routing.js';
+import { accountSubscription } from './subscriptions/account-subscription.js';
+import { PubsubRelay } from './subscriptions/pubsub-relay.js';
+import { slotSubscription } from './subscriptions/slot-subscription.js';
 import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
@@ -25,11 +28,16 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly options: ResolvedDelegationRouterOptions['json'];
   /** Routing by delegation: the delegation source, the ERs, the base chain. */
   readonly routing: Routing;
+  /** Where accountSubscribe and slotSubscribe are relayed: the base chain's websocket and the ERs'. */
+  readonly pubsubRelay: PubsubRelay;
 }
 
 /** Blockhashes handed out and transactions sent that are remembered (each with its upstream). */
 const MAX_REMEMBERED = 100_000;
 const MAX_LOOKUP_TABLES = 10_000;
+/** The relay's upstream sockets, as the statuses plugin's defaults: a ping every 10 s, reconnects at most 5 s apart. */
+const PING_INTERVAL_MS = 10_000;
+const RECONNECT_MAX_DELAY_MS = 5_000;
 
 /** The delegation source's settings from the plugin's options. */
 function sourceOptions(
@@ -51,6 +59,22 @@ function sourceOptions(
   };
 }
 
+/** accountSubscribe's and slotSubscribe's relay to the base chain's websocket and the ERs'. */
+function pubsubRelayOf(
+  json: ResolvedDelegationRouterOptions['json'],
+  routing: Routing,
+  log: () => PluginContext['log'] | undefined,
+): PubsubRelay {
+  const options = {
+    baseWsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
+    programId: json.delegations.programId,
+    pingIntervalMs: PING_INTERVAL_MS,
+    reconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
+    handshakeTimeoutMs: json.upstreamTimeoutMs,
+  };
+  return new PubsubRelay(routing, options, log);
+}
+
 /**
  * The methods MagicBlock's SDKs call on a router (getBlockhashForAccounts, getIdentity,
  * getDelegationStatus, sendTransaction and the Solana reads of their flows), each sent
@@ -68,12 +92,14 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);
   const tables = new LookupTables(caller, baseChain, MAX_LOOKUP_TABLES);
+  const relay = pubsubRelayOf(json, routing, () => log);
 
   return definePlugin({
     name: 'delegation-router' as const,
     dependencies: ['routes'],
     options: json,
     routing,
+    pubsubRelay: relay,
     errors: Object.values(DelegationError),
     methods: [
       getBlockhashForAccountsMethod(routing, caller, blockhashes),
@@ -82,6 +108,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent),
       ...forwardedMethods(routing, caller, blockhashes, sent),
     ],
+    subscriptions: [accountSubscription(relay), slotSubscription(relay)],
     start(ctx: PluginContext) {
       log = ctx.log;
       const { pin, allow } = json.identity;
@@ -101,6 +128,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       );
     },
     async stop() {
+      relay.stop();
       source.stop();
       await caller.close();
     },

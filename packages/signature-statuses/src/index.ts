@@ -24,7 +24,7 @@ export {
 export { SignatureWatch, type PollRound, type SignatureNotification } from './signature-watch.js';
 export { signatureSubscription } from './signature-subscription.js';
 export { SignatureRelay } from './relay/signature-relay.js';
-export { UpstreamSocket } from './relay/upstream-socket.js';
+export { UpstreamSocket } from '@rollup-router/core/upstream-socket';
 export type { StatusesRedisOption } from './options.js';
 export { createRedisClient, redactRedisUrl, type RedisConnectOptions } from './redis/redis-client.js';
 export { RedisLink, RedisAuthError } from './redis/redis-link.js';

@@ -23,6 +23,17 @@ export interface DelegationSourceOptions {
   readonly shared?: SharedDelegations;
 }
 
+/** Told what the source learns of the accounts it holds (the websocket relay switches upstreams on it). */
+export interface DelegationListener {
+  /** What is known of `account` is now `record` (null: not delegated), from a read or a notification. */
+  changed(account: string, record: DelegationRecord | null): void;
+  /**
+   * `account` is no longer held: `evicted` by the bound (asking again would evict another),
+   * or dropped otherwise (its record no longer followed, expired, cleared): ask again to keep up.
+   */
+  forgotten(account: string, evicted: boolean): void;
+}
+
 /** What is known of one account: its record, or `null` when it is not delegated, as of `slot`. */
 type Known = { readonly record: DelegationRecord | null; readonly slot: bigint };
 
@@ -51,6 +62,7 @@ export class DelegationSource {
   private readonly unreadable: LRUCache<string, true>;
   private readonly programId: Address;
   private readonly follower: RecordFollower | undefined;
+  private readonly listeners = new Set<DelegationListener>();
 
   constructor(
     private readonly options: DelegationSourceOptions,
@@ -70,7 +82,9 @@ export class DelegationSource {
       ttl: options.ttlMs,
       // An entry that goes (evicted, expired, deleted) takes its subscription with it.
       dispose: (_value, account, reason) => {
-        if (reason !== 'set') this.follower?.unfollow(account);
+        if (reason === 'set') return;
+        this.follower?.unfollow(account);
+        for (const l of this.listeners) l.forgotten(account, reason === 'evict');
       },
     });
     this.unreadable = new LRUCache({ max: Math.min(options.maxEntries, 10_000) });
@@ -79,6 +93,12 @@ export class DelegationSource {
   /** How many records are followed live. */
   get followed(): number {
     return this.follower?.count ?? 0;
+  }
+
+  /** Tells `listener` of every change from now on; returns what stops it. */
+  listen(listener: DelegationListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   /** Ends every subscription. */
@@ -143,6 +163,7 @@ export class DelegationSource {
         // Another instance's read is trusted only as long as it trusted it itself.
         if (this.cache.peek(miss.account) === undefined) {
           this.cache.set(miss.account, read, { ttl: Math.max(1, read.until - Date.now()) });
+          this.tell(miss.account, read.record);
         }
         miss.resolve(this.recordNow(miss.account, read.record));
       });
@@ -161,6 +182,7 @@ export class DelegationSource {
         if (notified === undefined || notified.slot < slot) {
           this.cache.set(miss.account, { record, slot }, { ttl: this.ttlOf(followed[i]!) });
           this.options.shared?.put(miss.account, record, slot);
+          this.tell(miss.account, record);
         }
         miss.resolve(this.recordNow(miss.account, record));
       });
@@ -186,6 +208,11 @@ export class DelegationSource {
     const record = this.recordIn(account, pda, value);
     this.cache.set(account, { record, slot }, { ttl: this.ttlOf(true) });
     this.options.shared?.put(account, record, slot);
+    this.tell(account, record);
+  }
+
+  private tell(account: string, record: DelegationRecord | null): void {
+    for (const l of this.listeners) l.changed(account, record);
   }
 
   /** The record an account holds; one that cannot be read counts as none, logged once. */

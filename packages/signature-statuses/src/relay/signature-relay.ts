@@ -1,10 +1,11 @@
 import { deriveWsUrl } from '@rollup-router/core';
+import { UpstreamSocket, type UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
 import { finalizedStatus, type ConfirmationStatus, type SignatureStatus } from '../status.js';
 import { upstreamNames } from '../upstream/upstream-names.js';
-import { UpstreamSocket } from './upstream-socket.js';
+import { signatureNotificationOf } from './signature-notification.js';
 
 /** What the relay tells the watch. */
 export interface RelayListener {
@@ -21,6 +22,15 @@ interface Held {
 }
 
 const keyOf = (signature: string, commitment: ConfirmationStatus): string => `${commitment}:${signature}`;
+
+/** signatureSubscribe as sent upstream: Solana ends it with its notification. */
+const signatureSubscription = (signature: string, commitment: ConfirmationStatus): UpstreamSubscription => ({
+  subscribe: 'signatureSubscribe',
+  unsubscribe: 'signatureUnsubscribe',
+  notification: 'signatureNotification',
+  params: [signature, { commitment }],
+  oneShot: true,
+});
 
 /**
  * Relays signatureSubscribe to the websockets of the configured upstreams (never to extra
@@ -47,19 +57,25 @@ export class SignatureRelay {
     learn?: (signature: string, status: SignatureStatus) => void,
   ) {
     const names = upstreamNames(options.upstreams);
-    const events = {
+    const eventsOf = (upstream: string) => ({
       acked: (key: string) => {
         const held = this.held.get(key);
         if (held) this.listener?.acked(held.signature);
       },
-      notified: (key: string, result: SignatureNotification) => {
+      notified: (key: string, sent: unknown) => {
+        const result = signatureNotificationOf(sent, options.apiVersion);
+        if (result === undefined) {
+          log()?.warn({ upstream }, 'upstream sent a signatureNotification of another shape; ignored');
+          return false;
+        }
         const held = this.held.get(key);
-        if (held === undefined) return;
+        if (held === undefined) return true;
         if (held.commitment === 'finalized')
           learn?.(held.signature, finalizedStatus(result.context.slot, result.value.err));
         this.listener?.notified(held.signature, held.commitment, result);
+        return true;
       },
-    };
+    });
     const { pingIntervalMs, reconnectMaxDelayMs } = options.subscriptions;
     this.sockets = options.upstreams.flatMap((u, i) =>
       u.wsUrl === false
@@ -68,12 +84,12 @@ export class SignatureRelay {
             new UpstreamSocket(
               names[i]!,
               u.wsUrl ?? deriveWsUrl(u.url),
-              events,
+              eventsOf(names[i]!),
               {
                 pingIntervalMs,
                 reconnectMaxDelayMs,
                 handshakeTimeoutMs: u.timeoutMs ?? options.upstreamTimeoutMs,
-                apiVersion: options.apiVersion,
+                fallback: 'such signatures are polled',
               },
               log,
             ),
@@ -110,7 +126,8 @@ export class SignatureRelay {
     let held = this.held.get(key);
     if (held === undefined) {
       this.held.set(key, (held = { signature, commitment, holders: 0 }));
-      for (const s of this.sockets) s.subscribe(key, signature, commitment);
+      const subscription = signatureSubscription(signature, commitment);
+      for (const s of this.sockets) s.subscribe(key, subscription);
     }
     held.holders += 1;
     let released = false;

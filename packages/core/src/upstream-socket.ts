@@ -1,15 +1,31 @@
-import { withoutCredentials } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import type { ConfirmationStatus } from '../status.js';
-import type { SignatureNotification } from '../signature-watch.js';
+import { withoutCredentials } from './url-credentials.js';
+
+/** One subscription relayed to an upstream, in Solana's pubsub terms. */
+export interface UpstreamSubscription {
+  /** The subscribe method, e.g. `accountSubscribe`. */
+  readonly subscribe: string;
+  /** The unsubscribe method, e.g. `accountUnsubscribe`. */
+  readonly unsubscribe: string;
+  /** The notification method it is notified with, e.g. `accountNotification`. */
+  readonly notification: string;
+  /** The subscribe call's params, sent as given. */
+  readonly params: unknown;
+  /** Solana ends it with its first notification (signatureSubscribe): nothing to unsubscribe then. */
+  readonly oneShot?: boolean;
+}
 
 /** What an upstream socket tells its relay. */
 export interface UpstreamSocketEvents {
   /** The upstream acknowledged the subscription of `key`: from now on it notifies it. */
   acked(key: string): void;
-  /** The upstream notified `key` (and ended that subscription itself, as Solana does). */
-  notified(key: string, result: SignatureNotification): void;
+  /**
+   * The upstream notified `key` with this `result` (the notification's params.result, as
+   * sent). Returns whether it was taken: a one-shot subscription ends with the first one
+   * taken, so a notification of another shape (which the relay logs) leaves it waiting.
+   */
+  notified(key: string, result: unknown): boolean;
 }
 
 export interface UpstreamSocketOptions {
@@ -17,8 +33,8 @@ export interface UpstreamSocketOptions {
   readonly reconnectMaxDelayMs: number;
   /** Time the upgrade may take. */
   readonly handshakeTimeoutMs: number;
-  /** context.apiVersion when the upstream's notification carries none. */
-  readonly apiVersion: string;
+  /** What the logs say becomes of a subscription the upstream does not serve (e.g. "such signatures are polled"). */
+  readonly fallback?: string;
 }
 
 /** Where one relayed subscription stands on this socket. */
@@ -26,8 +42,7 @@ type State = 'waiting' | 'subscribing' | 'live' | 'refused';
 
 interface Entry {
   readonly key: string;
-  readonly signature: string;
-  readonly commitment: ConfirmationStatus;
+  readonly subscription: UpstreamSubscription;
   state: State;
   /** The upstream's subscription id, once live. */
   upstreamId?: number;
@@ -38,9 +53,9 @@ interface Entry {
 const FIRST_RETRY_MS = 100;
 
 /**
- * One websocket to one configured upstream, shared by every signatureSubscribe relayed to
- * it: each (signature, commitment) is one upstream subscription, whatever the number of
- * clients waiting on it. Reconnects with backoff and subscribes everything again; a socket
+ * One websocket to one upstream (a Solana node's pubsub endpoint), shared by every
+ * subscription relayed to it: each key is one upstream subscription, whatever the number
+ * of clients behind it. Reconnects with backoff and subscribes everything again; a socket
  * that answers no ping is replaced. Its credentials are sent as a header, never logged.
  */
 export class UpstreamSocket {
@@ -57,8 +72,8 @@ export class UpstreamSocket {
   /** Subscribe requests waiting for their answer, by request id. */
   private readonly requests = new Map<number, Entry>();
   private readonly byUpstreamId = new Map<number, Entry>();
-  /** Answers to subscribes whose last client left meanwhile: unsubscribed once they come. */
-  private readonly abandoned = new Set<number>();
+  /** Answers to subscribes whose last client left meanwhile: unsubscribed (with this method) once they come. */
+  private readonly abandoned = new Map<number, string>();
   private readonly url: string;
   private readonly headers: Record<string, string>;
   /** Whether the last failure was logged: one warning per outage, not one per retry. */
@@ -68,7 +83,7 @@ export class UpstreamSocket {
   connections = 0;
 
   constructor(
-    /** The configured upstream's name (never its URL: it may hold a key). */
+    /** The upstream's name (never its URL: it may hold a key). */
     readonly name: string,
     wsUrl: string,
     private readonly events: UpstreamSocketEvents,
@@ -90,12 +105,18 @@ export class UpstreamSocket {
     return this.entries.get(key)?.state === 'live';
   }
 
+  /** Whether `key` is held on this socket, in whatever state. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** Whether the socket is open (a new subscription will be acknowledged soon). */
   get isOpen(): boolean {
     return this.open;
   }
 
   start(): void {
+    if (this.running) return;
     this.running = true;
     this.connect();
   }
@@ -113,9 +134,10 @@ export class UpstreamSocket {
     this.abandoned.clear();
   }
 
-  subscribe(key: string, signature: string, commitment: ConfirmationStatus): void {
+  /** Subscribes `key` upstream (now if open, else once connected); a key already held is left as it is. */
+  subscribe(key: string, subscription: UpstreamSubscription): void {
     if (this.entries.has(key)) return;
-    const entry: Entry = { key, signature, commitment, state: 'waiting' };
+    const entry: Entry = { key, subscription, state: 'waiting' };
     this.entries.set(key, entry);
     if (this.open) this.send(entry);
   }
@@ -127,22 +149,24 @@ export class UpstreamSocket {
     this.entries.delete(key);
     if (entry.upstreamId !== undefined) {
       this.byUpstreamId.delete(entry.upstreamId);
-      this.request('signatureUnsubscribe', [entry.upstreamId]);
+      this.request(entry.subscription.unsubscribe, [entry.upstreamId]);
     } else if (entry.state === 'subscribing') {
-      if (entry.requestId !== undefined) this.abandoned.add(entry.requestId);
+      if (entry.requestId !== undefined) this.abandoned.set(entry.requestId, entry.subscription.unsubscribe);
     }
   }
 
   private send(entry: Entry): void {
     entry.state = 'subscribing';
-    const id = this.request('signatureSubscribe', [entry.signature, { commitment: entry.commitment }]);
+    const id = this.request(entry.subscription.subscribe, entry.subscription.params);
     entry.requestId = id;
     this.requests.set(id, entry);
   }
 
   private request(method: string, params: unknown): number {
     const id = this.nextRequestId++;
-    this.socket?.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    const call =
+      params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    this.socket?.send(JSON.stringify(call));
     return id;
   }
 
@@ -158,10 +182,7 @@ export class UpstreamSocket {
       });
     } catch {
       // ws's message would quote the URL, path and all (where keys live): never retried, never quoted.
-      this.log()?.error(
-        { upstream: this.name },
-        'upstream websocket URL refused; its subscriptions are polled',
-      );
+      this.log()?.error({ upstream: this.name }, `upstream websocket URL refused${this.fallbackSaid()}`);
       return;
     }
     this.socket = socket;
@@ -190,12 +211,16 @@ export class UpstreamSocket {
       // ws's messages name no URL; ours is the name, never the address (it may hold a key).
       this.log()?.warn(
         { upstream: this.name, err: err.message },
-        'upstream websocket failed; its subscriptions are polled until it is back',
+        `upstream websocket failed${this.fallbackSaid(' until it is back')}`,
       );
     });
     socket.on('close', () => {
       if (this.socket === socket) this.closed();
     });
+  }
+
+  private fallbackSaid(suffix = ''): string {
+    return this.options.fallback === undefined ? '' : `; ${this.options.fallback}${suffix}`;
   }
 
   /** A socket that answered nothing since the last ping is gone, whatever TCP says. */
@@ -244,7 +269,7 @@ export class UpstreamSocket {
       params?: unknown;
     };
     if (typeof m.id === 'number') this.answered(m.id, m.result, m.error);
-    else if (m.method === 'signatureNotification') this.notification(m.params);
+    else if (typeof m.method === 'string') this.notification(m.method, m.params);
   }
 
   private answered(id: number, result: unknown, error: unknown): void {
@@ -253,8 +278,10 @@ export class UpstreamSocket {
     this.requests.delete(id);
     entry.requestId = undefined;
     const upstreamId = typeof result === 'number' && error === undefined ? result : undefined;
-    if (this.abandoned.delete(id)) {
-      if (upstreamId !== undefined) this.request('signatureUnsubscribe', [upstreamId]);
+    const abandonedWith = this.abandoned.get(id);
+    if (abandonedWith !== undefined) {
+      this.abandoned.delete(id);
+      if (upstreamId !== undefined) this.request(abandonedWith, [upstreamId]);
       return;
     }
     if (upstreamId === undefined) {
@@ -263,7 +290,7 @@ export class UpstreamSocket {
       if (!this.refusalLogged)
         this.log()?.warn(
           { upstream: this.name, error },
-          'upstream refused a signatureSubscribe; such signatures are polled',
+          `upstream refused a ${entry.subscription.subscribe}${this.fallbackSaid()}`,
         );
       this.refusalLogged = true;
       return;
@@ -274,35 +301,23 @@ export class UpstreamSocket {
     this.events.acked(entry.key);
   }
 
-  private notification(params: unknown): void {
+  private notification(method: string, params: unknown): void {
     const p = params as { subscription?: unknown; result?: unknown } | null;
-    const entry = typeof p?.subscription === 'number' ? this.byUpstreamId.get(p.subscription) : undefined;
-    if (entry === undefined) return;
-    const result = this.notificationResult(p!.result);
-    if (result === undefined) {
-      this.log()?.warn(
-        { upstream: this.name },
-        'upstream sent a signatureNotification of another shape; ignored',
-      );
+    const id = p?.subscription;
+    const entry = typeof id === 'number' ? this.byUpstreamId.get(id) : undefined;
+    if (entry === undefined || entry.subscription.notification !== method) return;
+    if (!entry.subscription.oneShot) {
+      this.events.notified(entry.key, p!.result);
       return;
     }
-    // Solana ends a signature subscription with its notification.
-    this.byUpstreamId.delete(p!.subscription as number);
+    // Solana ended it with this notification: gone before the relay hears of it, so that
+    // its clients leaving now send no unsubscribe for it.
+    this.byUpstreamId.delete(id as number);
     this.entries.delete(entry.key);
-    this.events.notified(entry.key, result);
-  }
-
-  /** Solana's shape, in its member order; undefined for anything else (e.g. receivedSignature). */
-  private notificationResult(result: unknown): SignatureNotification | undefined {
-    const r = result as { context?: { apiVersion?: unknown; slot?: unknown }; value?: unknown } | null;
-    const slot = r?.context?.slot;
-    const value = r?.value as { err?: unknown } | null | undefined;
-    if (typeof slot !== 'number' || !Number.isSafeInteger(slot) || slot < 0) return undefined;
-    if (value === null || typeof value !== 'object' || !('err' in value)) return undefined;
-    const err = value.err;
-    if (err !== null && typeof err !== 'object' && typeof err !== 'string') return undefined;
-    const apiVersion =
-      typeof r!.context!.apiVersion === 'string' ? r!.context!.apiVersion : this.options.apiVersion;
-    return { context: { apiVersion, slot }, value: { err: err as SignatureNotification['value']['err'] } };
+    if (this.events.notified(entry.key, p!.result)) return;
+    // Not its shape (the relay logged it): the upstream still holds it, and so do we.
+    if (this.entries.has(entry.key)) return;
+    this.entries.set(entry.key, entry);
+    this.byUpstreamId.set(id as number, entry);
   }
 }
