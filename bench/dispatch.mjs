@@ -4,9 +4,9 @@
 // through an upstream (freshRig). The socket and the kernel are out of the figure, so
 // it moves far less with the machine's load than the HTTP rows of `npm run bench` do:
 // the tool for "did this change to parse, validate, dispatch or the chain make a call
-// cheaper". Given other checkouts (built, each with node_modules of its own), all run in one
-// process (pairedMeasure): chunks of calls alternate between the checkouts, and each
-// checkout's figure is compared chunk by chunk with this one's.
+// cheaper". All in one child process (pairedMeasure), in chunks; given other checkouts
+// (built, each with node_modules of its own), chunks of calls alternate between the
+// checkouts, and each checkout's figure is compared chunk by chunk with this one's.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,6 @@ import { median } from './lib/summary.mjs';
 import { benchRoutes, benchSignatures } from './targets/lib/fixtures.mjs';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
-const RUNS = Number(process.env.BENCH_DISPATCH_RUNS ?? 4);
 /** BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof). */
 const ONLY = process.env.BENCH_DISPATCH_CASES?.split(',');
 const wanted = (name) => !ONLY || ONLY.includes(name);
@@ -138,74 +137,6 @@ async function cpuPerCall(work, calls) {
   return (used.user + used.system) / calls;
 }
 
-/** One process's figures for the checkout at `root`: the best of `rounds` timed loops per case. */
-async function measure(root, rounds = 3) {
-  const checkout = await load(root);
-  const upstream = await startUpstream(STATUS);
-  const sigs = benchSignatures(256);
-  const rpc = await memoryRig(checkout, upstream.url, sigs);
-  const out = {};
-  for (const [name, text, n] of memoryCases(sigs)) {
-    for (let i = 0; i < n / 4; i++) await rpc.dispatch(text);
-    let best = Infinity;
-    for (let r = 0; r < rounds; r++) {
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) await rpc.dispatch(text);
-      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1000 / n);
-    }
-    out[name] = best;
-  }
-  // getRoutes on a second rig whose service has a guard that admits every call (issue 31:
-  // under 1 µs per call), rounds alternating with the guardless rig so that both meet the
-  // same machine: the guard's cost is getRoutes+guard minus getRoutes-pair. The guard reads the
-  // method and the host's context, as a real one does. (Checkouts without guards skip it.)
-  if (wanted('getRoutes+guard') && typeof rpc.guard === 'function') {
-    const guarded = await memoryRig(checkout, upstream.url, sigs);
-    const denied = new Set(['adminOnly']);
-    guarded.guard((ctx) => {
-      if (denied.has(ctx.method) && ctx.host === undefined) throw new Error('refused');
-    });
-    const text = call('getRoutes', []);
-    const n = 60_000;
-    const loop = async (target) => {
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) await target.dispatch(text);
-      return Number(process.hrtime.bigint() - t0) / 1000 / n;
-    };
-    await loop(rpc);
-    await loop(guarded);
-    let without = Infinity;
-    let withGuard = Infinity;
-    for (let r = 0; r < rounds + 2; r++) {
-      without = Math.min(without, await loop(rpc));
-      withGuard = Math.min(withGuard, await loop(guarded));
-    }
-    // The pair: subtract the bests (the parent keeps each key's best over its runs).
-    out['getRoutes-pair'] = without;
-    out['getRoutes+guard'] = withGuard;
-    await guarded.stop();
-  }
-  await rpc.stop();
-  upstream.kill();
-  // CPU time, not wall time, so the upstream's own work and the wait are out.
-  const nobody = await startUpstream('null');
-  for (const [name, perCall, calls] of freshCases) {
-    const rig = await freshRig(checkout, nobody.url, perCall);
-    // Made before any is timed: making them is not the call's work, nor is their garbage.
-    const texts = freshSignatureBodies(calls * (rounds + 1), perCall);
-    await rig.run(texts.slice(0, calls));
-    let best = Infinity;
-    for (let r = 1; r <= rounds; r++) {
-      const chunk = texts.slice(r * calls, (r + 1) * calls);
-      best = Math.min(best, await cpuPerCall(() => rig.run(chunk), calls));
-    }
-    await rig.stop();
-    out[name] = best;
-  }
-  nobody.kill();
-  return out;
-}
-
 /**
  * Every checkout in this one process, each case timed in chunks that alternate between the
  * checkouts (A B, then B A, ...), our CPU per call in each chunk: a machine that slows down
@@ -299,39 +230,25 @@ const child = (args) => {
   return JSON.parse(run.stdout);
 };
 
-if (process.argv[2] === '--child') {
-  process.stdout.write(JSON.stringify(await measure(process.argv[3])));
-  process.exit(0);
-}
 if (process.argv[2] === '--paired-child') {
   process.stdout.write(JSON.stringify(await pairedMeasure(process.argv.slice(3))));
   process.exit(0);
 }
 
+// Alone, this checkout's chunks only; with others, each compared with this one.
 const roots = [HERE.replace(/\/$/, ''), ...process.argv.slice(2)];
-if (roots.length === 1) {
-  const best = {};
-  for (let run = 0; run < RUNS; run++) {
-    for (const [name, us] of Object.entries(child(['--child', roots[0]]))) {
-      best[name] = Math.min(best[name] ?? Infinity, us);
-    }
-  }
-  console.log(`µs per rpc.dispatch, best of ${RUNS} runs (a fresh process each)`);
-  for (const [name, us] of Object.entries(best)) console.log(`  ${name.padEnd(11)} this: ${us.toFixed(2)}`);
-} else {
-  const perChunk = child(['--paired-child', ...roots]);
-  console.log(
-    `our CPU µs per rpc.dispatch, median of ${CHUNKS} chunks per checkout, all in one process, chunks alternating ` +
-      'between checkouts; ratio: median over chunk pairs of other ÷ this [quartiles]',
-  );
-  for (const [name, chunks] of Object.entries(perChunk)) {
-    const cells = roots.map((root, i) => {
-      const us = median(chunks[i]).toFixed(2);
-      if (i === 0) return `this: ${us}`;
-      const ratios = chunks[i].map((x, k) => x / chunks[0][k]);
-      const [q1, q3] = quartiles(ratios);
-      return `${root}: ${us} (${median(ratios).toFixed(3)}x this [${q1.toFixed(2)}-${q3.toFixed(2)}])`;
-    });
-    console.log(`  ${name.padEnd(11)} ${cells.join('   ')}`);
-  }
+const perChunk = child(['--paired-child', ...roots]);
+console.log(
+  `our CPU µs per rpc.dispatch, median of ${CHUNKS} chunks per checkout, all in one process, chunks alternating ` +
+    'between checkouts; ratio: median over chunk pairs of other ÷ this [quartiles]',
+);
+for (const [name, chunks] of Object.entries(perChunk)) {
+  const cells = roots.map((root, i) => {
+    const us = median(chunks[i]).toFixed(2);
+    if (i === 0) return `this: ${us}`;
+    const ratios = chunks[i].map((x, k) => x / chunks[0][k]);
+    const [q1, q3] = quartiles(ratios);
+    return `${root}: ${us} (${median(ratios).toFixed(3)}x this [${q1.toFixed(2)}-${q3.toFixed(2)}])`;
+  });
+  console.log(`  ${name.padEnd(11)} ${cells.join('   ')}`);
 }

@@ -1,7 +1,7 @@
 // `npm run bench`: our servers and the baselines on loopback, each in its own child
 // process, measured in interleaved rounds under the same autocannon load from this
-// process; one table, the WebSocket and subscription figures of issue 10, the goals of
-// issue 12, one JSON file under bench/results.
+// process; one table, the latency added, the WebSocket, subscription, relay and guard
+// figures, the goals, one JSON file under bench/results.
 // `-- --quick` for the main cases in under 5 minutes, `-- --soak` for the leak check,
 // `-- --profile` for a CPU profile of one of our rows.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,16 @@ import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
 import { computeOptionLines, goalRows } from './lib/goals.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
-import { contentionSummary, markdownGoals, markdownTable, textGoals, textTable } from './lib/report.mjs';
+import { guardLines, measureGuard } from './lib/guard-cost.mjs';
+import { measureRelay, relayLines } from './lib/relay.mjs';
+import {
+  addedLines,
+  contentionSummary,
+  markdownGoals,
+  markdownTable,
+  textGoals,
+  textTable,
+} from './lib/report.mjs';
 import { socketComparison, socketLines } from './lib/report-websocket.mjs';
 import { soak } from './lib/soak.mjs';
 import { measureSubscriptions, subscriptionLines } from './lib/subscriptions.mjs';
@@ -103,13 +112,25 @@ async function main() {
   const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
   const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
+  const relay = !options.relay
+    ? undefined
+    : peers.available
+      ? await measureRelay(log)
+      : { error: `validator A absent: ${peers.reason}` };
+  const guard = options.guard ? await measureGuard(log) : undefined;
   const contention = contentionSummary(rows, goalRows(rows));
   const changes = goalChanges(goals, previous);
   const optionLines = computeOptionLines(rows);
   const websocket = socketComparison(rows);
-  const issue10 = [socketLines(websocket), subscriptions && subscriptionLines(subscriptions)].filter(Boolean);
+  const figures = [
+    addedLines(rows),
+    socketLines(websocket),
+    subscriptions && subscriptionLines(subscriptions),
+    relay && relayLines(relay),
+    guard && guardLines(guard),
+  ].filter(Boolean);
   console.log(
-    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${issue10.map((t) => `${t}\n\n`).join('')}` +
+    `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${figures.map((t) => `${t}\n\n`).join('')}` +
       `${textGoals(goals, optionLines)}\n\n${changes}\n\n${contention}\n`,
   );
   const result = {
@@ -122,6 +143,8 @@ async function main() {
     optionLines,
     websocket,
     subscriptions,
+    relay,
+    guard,
     markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals, optionLines) },
   };
   write(`${prefix}${stamp}.json`, result);

@@ -4,6 +4,7 @@
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { TRIVIAL_RESULT } from '../targets/lib/trivial.mjs';
 import { baselineCases } from './cases-baseline.mjs';
+import { delegationCases } from './cases-delegation.mjs';
 import { ourCases } from './cases-ours.mjs';
 import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
 
@@ -25,7 +26,7 @@ export function buildCases(peers) {
     peerAbsent: peers.available ? undefined : peers.reason,
     pids: peers.pids ?? {},
   };
-  const cases = [...baselineCases(inputs), ...ourCases(inputs)];
+  const cases = [...baselineCases(inputs), ...ourCases(inputs), ...delegationCases(inputs)];
   for (const id of ONE_CONNECTION) {
     const c = cases.find((x) => x.id === id);
     cases.push({

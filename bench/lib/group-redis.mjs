@@ -13,7 +13,7 @@ import { pinning, startTarget } from './processes.mjs';
 import { redisHasKey, startRedisServer } from './redis-server.mjs';
 import { checkAnswer } from './round.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
-import { median, pairWithBaselines, summarise } from './summary.mjs';
+import { addedNote, median, pairWithBaselines, summarise } from './summary.mjs';
 
 const KEY_PREFIX = 'rollup-router:'; // the server's default redis.keyPrefix
 
@@ -176,13 +176,8 @@ async function startShared(members) {
   };
 }
 
-const fmtMs = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(3)} ms`;
-const pairedMedian = (row, base, get) =>
-  median(row.samples.map((s, i) => (s && base.samples[i] ? get(s, base.samples[i]) : undefined)));
-
 /** Notes a reader of the table needs: Redis's own CPU, and what each row adds to its baselines' latency. */
 function addNotes(rows) {
-  const byId = new Map(rows.map((r) => [r.id, r]));
   for (const row of rows) {
     const redisUs = median(row.samples.filter(Boolean).map((s) => s.redisCpuUsPerRequest));
     if (row.rounds && redisUs > 0) row.notes.unshift(`redis-server ${redisUs.toFixed(1)} CPU µs/req`);
@@ -191,12 +186,7 @@ function addNotes(rows) {
       const perInstance = split[0].map((_, k) => split.reduce((t, calls) => t + calls[k], 0));
       row.notes.unshift(`calls per instance: ${perInstance.join(' / ')}`);
     }
-    for (const v of row.vs ?? []) {
-      const base = byId.get(v.id);
-      const p50 = pairedMedian(row, base, (s, b) => s.latencyMs.p50 - b.latencyMs.p50);
-      const p99 = pairedMedian(row, base, (s, b) => s.latencyMs.p99 - b.latencyMs.p99);
-      row.notes.unshift(`vs ${v.id}: p50 ${fmtMs(p50)}, p99 ${fmtMs(p99)} (p99 ${v.p99Ratio.toFixed(2)}x)`);
-    }
+    for (const v of row.vs ?? []) row.notes.unshift(addedNote(v));
   }
   return rows;
 }

@@ -3,7 +3,7 @@
 // up for all rounds and stop at the end of the group.
 import { startEndpoints } from './endpoints.mjs';
 import { readMemory } from './proc-status.mjs';
-import { checkAnswer, measureRound } from './round.mjs';
+import { checkAnswer, loadSettings, measureRound } from './round.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
 import { loadFor } from './transports.mjs';
@@ -18,9 +18,9 @@ async function prepare(members, endpoints, settings) {
       continue;
     }
     try {
+      await c.refill?.(settings);
       const probe = await checkAnswer(c, endpoint);
-      const load = { ...settings, connections: c.connections ?? settings.connections };
-      await loadFor(c).warmUp(endpoint.url, c.requests, load, settings.warmup);
+      await loadFor(c).warmUp(endpoint.url, c.requests, loadSettings(c, settings), settings.warmup);
       state.set(c.id, { endpoint, probe });
     } catch (err) {
       state.set(c.id, { error: err.message });

@@ -34,6 +34,15 @@ export const GROUPS = [
   },
   { name: 'statuses, 256 fresh signatures', quick: ['prod.statuses-validator-256', 'v.fresh-256'] },
   { name: 'Express adapter', quick: ['c', 'b'] },
+  // The delegation router (the SDKs' methods): the latency it adds to a send, its blockhashes.
+  {
+    name: 'delegation router: sendTransaction to A, 1 connection',
+    quick: ['dlg.sendTransaction', 'v.sendTransaction', 'r.sendTransaction'],
+  },
+  {
+    name: 'delegation router: getBlockhashForAccounts',
+    full: ['dlg.blockhash-empty', 'r.blockhash-empty', 'dlg.blockhash-account', 'r.blockhash-account'],
+  },
   { name: 'core, trivial method', full: ['d', 'd.nolog', 'a'] },
   {
     // What lies between row a and ours that is not our code: the head we write, and what

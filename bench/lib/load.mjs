@@ -15,16 +15,26 @@ function fire(opts, onResponse) {
   });
 }
 
-/** A request whose body rotates through `bodies`, one after the other over all connections. */
-function rotating({ path, bodies }) {
-  let next = 0;
+/**
+ * A request whose body rotates through `bodies`, one after the other over all connections,
+ * and on from where the last run (or nextBody) left off: a pool of single-use bodies (signed
+ * transactions) is not sent twice while it lasts.
+ */
+function rotating(request) {
   return {
     method: 'POST',
-    path,
+    path: request.path,
     headers: HEADERS,
-    body: bodies[0],
-    setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
+    body: request.bodies[0],
+    setupRequest: (req) => ({ ...req, body: nextBody(request) }),
   };
+}
+
+/** The body `request` sends next: its own, or the next of its rotating `bodies`. */
+export function nextBody(request) {
+  if (request.body !== undefined) return request.body;
+  request.next ??= 0;
+  return request.bodies[request.next++ % request.bodies.length];
 }
 
 /** The autocannon options of `requests`: one fixed request goes as plain url+body (cheapest for the client). */
@@ -44,9 +54,10 @@ function loadOptions(url, requests, connections, pipelining) {
   };
 }
 
-/** Load that is not measured: JIT, connections, caches; `seconds` of it. */
-export async function warmUp(url, requests, { connections, pipelining }, seconds) {
-  if (seconds > 0) await fire({ ...loadOptions(url, requests, connections, pipelining), duration: seconds });
+/** Load that is not measured: JIT, connections, caches; `seconds` of it, or a fifth of `amount` calls. */
+export async function warmUp(url, requests, { connections, pipelining, amount }, seconds) {
+  const length = amount ? { amount: Math.ceil(amount / 5) } : { duration: seconds };
+  if (seconds > 0) await fire({ ...loadOptions(url, requests, connections, pipelining), ...length });
 }
 
 /**
@@ -59,10 +70,14 @@ export async function measureLoad(url, requests, settings, onStart) {
   const histogram = new LatencyHistogram();
   const measured = settings.amount ? { amount: settings.amount } : { duration: settings.duration };
   onStart?.();
+  const started = performance.now();
+  let last = started;
   const r = await fire({ ...base, ...measured }, (_client, status, _bytes, ms) => {
+    last = performance.now();
     if (status >= 200 && status < 300) histogram.record(ms);
   });
-  const seconds = (r.finish - r.start) / 1000;
+  // autocannon ends a run of `amount` calls on its next 1-s tick: the calls took until the last answer.
+  const seconds = settings.amount ? (last - started) / 1000 : (r.finish - r.start) / 1000;
   return {
     reqPerSec: r.requests.total / seconds,
     totalRequests: r.requests.total,

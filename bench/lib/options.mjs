@@ -21,9 +21,12 @@ export const USAGE = `npm run bench [-- options]
   --quiet-wait S      before each round, wait up to S seconds for the machine to be under
                       15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
   --no-subscriptions  skip the subscription figures (memory per idle signatureSubscribe,
-                      upstream requests per poll round at 10,000 pending); --only skips
-                      them too unless REGEX matches "subscriptions"; --quick skips them
-                      unless --subscriptions is given
+                      upstream requests per poll round at 10,000 pending)
+  --no-relay          skip the relay figures (memory per signatureSubscribe relayed to
+                      validator A's websocket, upstream sockets at 10,000 of them)
+  --no-guard          skip the guard figure (CPU µs per call of a guard that admits)
+                      Each of these three: --only skips it unless REGEX matches its name;
+                      --quick skips subscriptions and relay unless asked (--relay)
   --retry-contended N measure a round again, all the rows of its group, when one of
                       them noted CPU contention (another process or hypervisor steal
                       over 5% of a CPU), at most N times per round
@@ -47,11 +50,30 @@ const NUMBERS = {
   'soak-calls': 'BENCH_SOAK_CALLS',
   'retry-contended': 'BENCH_RETRY_CONTENDED',
 };
-const FLAGS = ['quick', 'pin', 'peers', 'start-peers', 'subscriptions', 'baseline', 'soak', 'help'];
+/** Figures measured beside the rows (not load rows): each on by a flag of its name. */
+const FIGURES = ['subscriptions', 'relay', 'guard'];
+const FLAGS = ['quick', 'pin', 'peers', 'start-peers', ...FIGURES, 'baseline', 'soak', 'help'];
 const MODE_DEFAULTS = {
-  full: { rounds: 5, duration: 6, warmup: 2, 'round-warmup': 1, subscriptions: true },
-  // The subscription figures (memory, poll requests) are no speed figures and cost ~40 s.
-  quick: { rounds: 3, duration: 3, warmup: 1, 'round-warmup': 0.5, subscriptions: false },
+  full: {
+    rounds: 5,
+    duration: 6,
+    warmup: 2,
+    'round-warmup': 1,
+    subscriptions: true,
+    relay: true,
+    guard: true,
+  },
+  // The subscription and relay figures (memory, requests, sockets) are no speed figures and
+  // cost ~40 s each; the guard's is a goal and costs ~10 s.
+  quick: {
+    rounds: 3,
+    duration: 3,
+    warmup: 1,
+    'round-warmup': 0.5,
+    subscriptions: false,
+    relay: false,
+    guard: true,
+  },
 };
 
 function parseArgv(argv, o) {
@@ -88,7 +110,6 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     pin: !env.BENCH_NO_PIN,
     peers: true,
     'start-peers': true,
-    subscriptions: undefined,
     baseline: false,
     soak: false,
     profile: false,
@@ -115,7 +136,7 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     pin: o.pin,
     peers: o.peers,
     startPeers: o['start-peers'],
-    subscriptions: o.subscriptions && (!o.only || o.only.test('subscriptions')),
+    ...Object.fromEntries(FIGURES.map((f) => [f, o[f] && (!o.only || o.only.test(f))])),
     baseline: o.baseline,
     soak: o.soak,
     soakCalls: o['soak-calls'],

@@ -86,7 +86,10 @@ export function textTable(rows) {
   return out.join('\n');
 }
 
-const goalTarget = (g) => (g.atMost !== undefined ? `<= ${g.atMost}x` : `>= ${g.atLeast}x`);
+const unit = (g) => (g.unit ? ` ${g.unit}` : 'x');
+const goalTarget = (g) => (g.atMost !== undefined ? `<= ${g.atMost}${unit(g)}` : `>= ${g.atLeast}${unit(g)}`);
+const goalFigure = (g) =>
+  g.unit && Number.isFinite(g.ratio) ? `${g.ratio.toFixed(2)} ${g.unit}` : fmtRatio(g.ratio);
 const goalResult = (g) => (g.met === null ? `n/a (${g.reason})` : g.met ? 'met' : 'MISSED');
 
 // An option line (goals.mjs OPTION_LINES) is informational: the default's target beside it, no verdict.
@@ -95,8 +98,7 @@ const optionResult = (o) => (o.ratio === null ? `n/a (${o.reason})` : 'informati
 
 export function markdownGoals(goals, optionLines = []) {
   const lines = ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |'];
-  for (const g of goals)
-    lines.push(`| ${g.name} | ${fmtRatio(g.ratio)} | ${goalTarget(g)} | ${goalResult(g)} |`);
+  for (const g of goals) lines.push(`| ${g.name} | ${goalFigure(g)} | ${goalTarget(g)} | ${goalResult(g)} |`);
   lines.push('| soak: no RSS growth over 1M mixed calls | | | `npm run bench -- --soak` |');
   for (const o of optionLines)
     lines.push(`| ${o.name} | ${fmtRatio(o.ratio)} | ${optionTarget(o)} | ${optionResult(o)} |`);
@@ -104,12 +106,12 @@ export function markdownGoals(goals, optionLines = []) {
 }
 
 export function textGoals(goals, optionLines = []) {
-  const rows = goals.map((g) => [g.name, fmtRatio(g.ratio), goalTarget(g), goalResult(g)]);
+  const rows = goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]);
   rows.push(['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak']);
   for (const o of optionLines) rows.push([o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   return [
-    'goals of issue 12 (ratio: median over rounds of the paired ratio):',
+    'goals (ratio, or ms added: the median over rounds of the paired ratio or difference):',
     ...rows.map(
       (r) => `  ${r[0].padEnd(widths[0])}  ${r[1].padStart(widths[1])}  ${r[2].padStart(widths[2])}  ${r[3]}`,
     ),
@@ -150,4 +152,14 @@ export function contentionSummary(rows, judged = new Set(rows)) {
     `CPU CONTENTION: ${seen}, in rows the goals are judged on; ` +
     `these figures are noisy, do not commit them as a baseline. E.g. ${examples.join(' | ')}`
   );
+}
+
+/** The latency the rows with `added` (summary.mjs) add to their baselines, under the table. */
+export function addedLines(rows) {
+  const added = rows.filter((r) => r.added?.length);
+  if (added.length === 0) return '';
+  return [
+    'latency added (medians over rounds of the per-round difference, same rounds):',
+    ...added.flatMap((r) => r.added.map((line) => `  ${r.id} ${line}`)),
+  ].join('\n');
 }

@@ -6,15 +6,14 @@ import { contentionNote, cpuWindow } from './contention.mjs';
 import { evidenceDelta, readEvidence } from './evidence.mjs';
 import { rpcCall } from './peers.mjs';
 import { sampleRss } from './proc-status.mjs';
+import { nextBody } from './load.mjs';
 import { loadFor } from './transports.mjs';
-
-const bodyOf = (request, i = 0) => request.body ?? request.bodies[i % request.bodies.length];
 
 /** Primes the case's caches and checks its answer; returns the probe's text, or throws why not. */
 export async function checkAnswer(c, endpoint) {
   const first = c.requests[0];
   for (const body of c.prime ?? []) await rpcCall(endpoint.url + first.path, body, 10_000);
-  const probe = await rpcCall(endpoint.url + first.path, bodyOf(first), 10_000);
+  const probe = await rpcCall(endpoint.url + first.path, nextBody(first), 10_000);
   const missing = (c.headers ?? []).filter((h) => !probe.headers.has(h));
   const problem =
     probe.status !== 200
@@ -26,6 +25,13 @@ export async function checkAnswer(c, endpoint) {
   return probe.text;
 }
 
+/** The load of case `c`: its own connections and calls per round (`amount`), if it has them. */
+export const loadSettings = (c, settings) => ({
+  ...settings,
+  connections: c.connections ?? settings.connections,
+  amount: c.amount?.(settings),
+});
+
 const perRequest = (us, n) => (us === undefined || !(n > 0) ? undefined : us / n);
 
 /**
@@ -34,7 +40,8 @@ const perRequest = (us, n) => (us === undefined || !(n > 0) ? undefined : us / n
  * before the first round, for cases whose answer must not change.
  */
 export async function measureRound(c, endpoint, settings, knownPids, probe) {
-  const load = { ...settings, connections: c.connections ?? settings.connections };
+  const load = loadSettings(c, settings);
+  await c.refill?.(settings); // single-use bodies, made before the round: making them is not measured
   const { measure, warmUp } = loadFor(c);
   await warmUp(endpoint.url, c.requests, load, settings.roundWarmup);
   const before = await readEvidence(endpoint);
@@ -45,7 +52,7 @@ export async function measureRound(c, endpoint, settings, knownPids, probe) {
   const peakPolledKb = rss?.stop();
   const after = await readEvidence(endpoint);
   const notes = [];
-  const again = await rpcCall(endpoint.url + c.requests[0].path, bodyOf(c.requests[0], 1), 10_000);
+  const again = await rpcCall(endpoint.url + c.requests[0].path, nextBody(c.requests[0]), 10_000);
   const problem = again.status !== 200 ? `HTTP ${again.status}` : c.check(again.text);
   if (problem) notes.push(`answer after the round is wrong: ${problem}`);
   if (c.same && again.text !== probe) notes.push('answer after the round differs from the one before');

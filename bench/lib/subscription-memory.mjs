@@ -2,6 +2,9 @@
 // with --expose-gc; SIGUSR2 collects and reports, see targets/lib/serve.mjs) with
 // sockets open and no subscription, then with every subscription made. A poll round
 // under way holds its own garbage-to-be; the lowest of a few readings leaves it out.
+// `resident`: the settled resident memory (resident.mjs), read a second after the last GC.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { residentBreakdown } from './resident.mjs';
 import { openSubscriber } from './subscribers.mjs';
 
 async function settledMemory(target, readings = 3) {
@@ -9,16 +12,18 @@ async function settledMemory(target, readings = 3) {
   for (let i = 0; i < readings; i++) {
     const m = await target.memory();
     if (!best || m.heapUsed < best.heapUsed) best = m;
-    await new Promise((r) => setTimeout(r, 150));
+    await sleep(150);
   }
-  return best;
+  await sleep(850);
+  return { ...best, resident: residentBreakdown(target.child.pid)?.total ?? NaN };
 }
 
 /**
  * Opens `sockets` sockets of `perSocket` subscriptions each, on `signatures`; returns the
  * memory readings and per-item costs, and the open subscribers (the caller closes them).
+ * `settled()` resolves once what the subscriptions set off is done (relayed upstream).
  */
-export async function idleSubscriptionMemory(target, signatures, { sockets, perSocket }) {
+export async function idleSubscriptionMemory(target, signatures, { sockets, perSocket, settled }) {
   const empty = await settledMemory(target);
   const subscribers = [];
   for (let i = 0; i < sockets; i++) subscribers.push(await openSubscriber(target.url));
@@ -26,6 +31,7 @@ export async function idleSubscriptionMemory(target, signatures, { sockets, perS
   await Promise.all(
     subscribers.map((s, i) => s.subscribe(signatures.slice(i * perSocket, (i + 1) * perSocket))),
   );
+  await settled?.();
   const subscribed = await settledMemory(target);
   const n = sockets * perSocket;
   return {
@@ -37,6 +43,7 @@ export async function idleSubscriptionMemory(target, signatures, { sockets, perS
       heapBytesPerSocket: (open.heapUsed - empty.heapUsed) / sockets,
       heapBytesPerSubscription: (subscribed.heapUsed - open.heapUsed) / n,
       rssBytesPerSubscription: (subscribed.rss - open.rss) / n,
+      residentBytesPerSubscription: (subscribed.resident - open.resident) / n,
       gcExposed: subscribed.gc,
     },
   };

@@ -61,7 +61,7 @@ export function subscriptionLines(result) {
   return [
     head,
     `  memory per idle subscription: ${Math.round(m.heapBytesPerSubscription)} B of heap after a forced GC ` +
-      `(${m.sockets} sockets x ${m.subscriptions / m.sockets} subscriptions; RSS ${Math.round(m.rssBytesPerSubscription)} B; ` +
+      `(${m.sockets} sockets x ${m.subscriptions / m.sockets} subscriptions; settled resident ${Math.round(m.residentBytesPerSubscription)} B; ` +
       `an open socket alone ${kb(m.heapBytesPerSocket)} KB)${m.gcExposed ? '' : ' - NO forced GC: figures are noisy'}`,
     `  upstream requests per poll round at ${p.pending.toLocaleString('en-US')} pending: ${p.perRound.toFixed(1)} ` +
       `(${p.requests} in ${p.rounds} rounds; expected ceil(${p.pending}/${MAX_BATCH}) = ${p.expected}): ` +

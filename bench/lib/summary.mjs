@@ -56,21 +56,22 @@ export function summarise(c, group, samples, extra) {
   };
 }
 
-/** Median over the rounds both rows measured of `get(row sample) / get(baseline sample)`. */
-function pairedRatio(row, base, get) {
-  const ratios = [];
-  row.samples.forEach((s, i) => {
-    const b = base.samples[i];
-    if (s && b) ratios.push(get(s) / get(b));
-  });
-  return median(ratios);
-}
+/** Median over the rounds both rows measured of `get(row sample, baseline sample)`. */
+const pairedMedian = (row, base, get) =>
+  median(row.samples.map((s, i) => (s && base.samples[i] ? get(s, base.samples[i]) : undefined)));
 
-/** Adds `vs: [{ id, ratio, p99Ratio, cpuRatio }]` to each row of one group. */
+const pairedRatio = (row, base, get) => pairedMedian(row, base, (s, b) => get(s) / get(b));
+const pairedAdded = (row, base, p) => pairedMedian(row, base, (s, b) => s.latencyMs[p] - b.latencyMs[p]);
+
+/**
+ * Adds `vs: [{ id, ratio, p99Ratio, cpuRatio, p50AddedMs, p99AddedMs }]` to each row of one
+ * group; a row whose case says `added` also gets `added`: the latency it adds to each, in words.
+ */
 export function pairWithBaselines(rows, cases) {
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const row of rows) {
-    row.vs = (cases.get(row.id).vs ?? [])
+    const c = cases.get(row.id);
+    row.vs = (c.vs ?? [])
       .map((id) => byId.get(id))
       .filter((b) => b && b.rounds > 0 && row.rounds > 0)
       .map((b) => ({
@@ -78,7 +79,16 @@ export function pairWithBaselines(rows, cases) {
         ratio: pairedRatio(row, b, (s) => s.reqPerSec),
         p99Ratio: pairedRatio(row, b, (s) => s.latencyMs.p99),
         cpuRatio: pairedRatio(row, b, (s) => s.cpuUsPerRequest),
+        p50AddedMs: pairedAdded(row, b, 'p50'),
+        p99AddedMs: pairedAdded(row, b, 'p99'),
       }));
+    if (c.added) row.added = row.vs.map(addedNote);
   }
   return rows;
 }
+
+const fmtAdded = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(3)} ms`;
+
+/** "vs ID: p50 +x ms, p99 +y ms (p99 z.zzx)": what a row adds to a baseline's latency, round by round. */
+export const addedNote = (v) =>
+  `vs ${v.id}: p50 ${fmtAdded(v.p50AddedMs)}, p99 ${fmtAdded(v.p99AddedMs)} (p99 ${v.p99Ratio.toFixed(2)}x)`;

@@ -1,0 +1,76 @@
+// The delegation router, the methods MagicBlock's SDKs call: the reference server with its
+// base chain on validator A (dlg.*) against validator A itself (v.*) and the Rust Magic
+// Router (r.*), which sends a base-chain transaction to A too.
+//   *.sendTransaction: one connection, closed loop, a fixed number of sends per round, each a
+//     new signed transfer on A (transfers.mjs): the rows' p50 and p99 minus A's are the
+//     latency a router adds (the `added` notes and the goal).
+//   *.blockhash-*: getBlockhashForAccounts of no account and of one no ER holds, at the
+//     bench's load; A does not serve it, so the Rust router is the baseline.
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
+import { call, expectResult } from './requests.mjs';
+import { transferSource } from './transfers.mjs';
+
+const SERVER = {
+  script: 'server.mjs',
+  args: ['--settings', 'production', '--statuses', 'memory', '--delegation', VALIDATOR_URL],
+};
+/** A fixed account nobody delegated (32 random bytes, made once for this run). */
+const ACCOUNT = bs58.encode(randomBytes(32));
+
+const isSignature = expectResult((r) => typeof r === 'string' && r.length >= 86, 'a signature');
+const isBlockhash = expectResult(
+  (r) => typeof r?.blockhash === 'string' && r.lastValidBlockHeight > 0,
+  'a flat { blockhash, lastValidBlockHeight > 0 }',
+);
+
+/** Sends per round: 100 per measured second of the other rows (1 connection, ~2 ms each). */
+const sends = (settings) => Math.max(20, Math.round(100 * settings.duration));
+
+/** `inputs`: { peerAbsent, pids } from cases.mjs. */
+export function delegationCases({ peerAbsent, pids }) {
+  const transfers = transferSource(VALIDATOR_URL);
+  const where = {
+    dlg: { target: SERVER, what: 'reference server, delegation router, production settings' },
+    v: { peer: { url: VALIDATOR_URL, pid: pids.validatorA }, what: 'validator A direct' },
+    r: {
+      peer: { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA },
+      what: 'Rust Magic Router, to A',
+    },
+  };
+  const row = (at, id, fields) => ({
+    id: `${at}.${id}`,
+    group: at === 'dlg' ? 'ours' : 'baseline',
+    ...(at === 'dlg' ? { target: where[at].target } : { peer: where[at].peer }),
+    absent: peerAbsent, // ours needs validator A as its base chain
+    ...fields,
+    what: `${fields.what}, ${where[at].what}`,
+  });
+  const send = (at, vs) => {
+    const request = { path: '/', bodies: [] };
+    return row(at, 'sendTransaction', {
+      what: 'sendTransaction of a new transfer, 1 connection',
+      requests: [request],
+      refill: (settings) => transfers.refill(request.bodies, Math.ceil(sends(settings) * 1.25) + 4),
+      amount: sends,
+      connections: 1,
+      check: isSignature,
+      added: vs !== undefined,
+      vs,
+    });
+  };
+  const blockhash = (at, kind, accounts) =>
+    row(at, `blockhash-${kind}`, {
+      what: `getBlockhashForAccounts ${kind === 'empty' ? '[]' : '[an account no ER holds]'}`,
+      requests: [{ path: '/', body: call('getBlockhashForAccounts', [accounts]) }],
+      check: isBlockhash,
+      vs: at === 'dlg' ? [`r.blockhash-${kind}`] : undefined,
+    });
+  return [
+    send('dlg', ['v.sendTransaction', 'r.sendTransaction']),
+    send('v'),
+    send('r', ['v.sendTransaction']),
+    ...['dlg', 'r'].flatMap((at) => [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])]),
+  ];
+}
