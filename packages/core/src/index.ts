@@ -24,6 +24,7 @@ export { redactUrl } from './redact-url.js';
 export { basicAuthorization, withoutCredentials } from './url-credentials.js';
 export { deriveWsUrl } from './ws-url.js';
 export { inSchemaOrder } from './schema-order.js';
+export { loadOptionalPackage, MissingPackageError } from './optional-package.js';
 export {
   defineMethod,
   defineMethodFromSchemas,
