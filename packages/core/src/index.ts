@@ -1,12 +1,6 @@
-export {
-  CLIENT_FALLBACK_CODE,
-  clientsCanRead,
-  ErrorCode,
-  ErrorInfo,
-  SOLANA_CLIENT_CODES,
-  type ErrorCodeName,
-  type ErrorCodeValue,
-} from './codes.js';
+// The public surface: what embedders and plugin authors use. What the sibling packages
+// share beyond it is in ./internal.ts (`@rollup-router/core/internal`).
+export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './call-context.js';
 export { RawJson } from './raw-json.js';
@@ -20,11 +14,7 @@ export {
   type JsonRpcOutcome,
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
-export { redactUrl } from './redact-url.js';
-export { basicAuthorization, withoutCredentials } from './url-credentials.js';
-export { deriveWsUrl } from './ws-url.js';
-export { inSchemaOrder } from './schema-order.js';
-export { loadOptionalPackage, MissingPackageError } from './optional-package.js';
+export { MissingPackageError } from './optional-package.js';
 export {
   defineMethod,
   defineMethodFromSchemas,
@@ -36,11 +26,9 @@ export {
 } from './method.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export { checkPlugin } from './check-definitions.js';
-export type { OwnedError } from './plugin-graph.js';
 export { compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';
 export { explainFailure, schemaAt } from './explain-failure.js';
-export { textKey } from './text-key.js';
 export {
   createRpc,
   Rpc,
@@ -51,7 +39,6 @@ export {
 } from './rpc.js';
 export type { Guard } from './guard.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';
-export { wireError, type EnvelopeStyle } from './envelope.js';
 export type { BodyText, HttpExchange, HttpReply } from './exchange.js';
 export {
   BODY_CONSUMED,
@@ -70,8 +57,6 @@ export { expressRpc, type ExpressRpcOptions } from './adapters/express.js';
 export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
 export {
   coreOptionsSchema,
-  mountOptionsSchema,
-  noParamsSchema,
   jsonrpcRequestSchema,
   jsonrpcResponseSchema,
   signatureSchema,
@@ -84,12 +69,5 @@ export {
   type SubscriptionDefinition,
   type SubscriptionSink,
 } from './subscriptions/definition.js';
-export {
-  SubscriptionRegistry,
-  SubscriptionSession,
-  MessageSubscriptions,
-  type SubscriptionHost,
-  type SubscriptionLimits,
-} from './subscriptions/session.js';
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';

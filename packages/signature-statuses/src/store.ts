@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadOptionalPackage } from '@rollup-router/core';
+import { loadOptionalPackage } from '@rollup-router/core/internal';
 import type Database from 'better-sqlite3';
 import { SignatureBloom } from './signature-bloom.js';
 import { finalizedStatus, type SignatureStatus, type TransactionError } from './status.js';

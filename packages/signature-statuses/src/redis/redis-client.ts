@@ -1,4 +1,4 @@
-import { loadOptionalPackage } from '@rollup-router/core';
+import { loadOptionalPackage } from '@rollup-router/core/internal';
 import type { Redis } from 'ioredis';
 import type { RedisOptionsResolved } from '../generated/schemas.js';
 

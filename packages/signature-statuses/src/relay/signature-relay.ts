@@ -1,4 +1,4 @@
-import { deriveWsUrl } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';

@@ -1,4 +1,4 @@
-import { withoutCredentials } from '@rollup-router/core';
+import { withoutCredentials } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { ConfirmationStatus } from '../status.js';
