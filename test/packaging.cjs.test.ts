@@ -61,7 +61,7 @@ describe('packaging: CommonJS consumers', function () {
     return JSON.parse(ran.stdout.trim()) as string[];
   };
 
-  for (const name of ['core', 'routes', 'signature-statuses', 'delegation-router', 'server']) {
+  for (const name of ['core', 'solana', 'routes', 'signature-statuses', 'delegation-router', 'server']) {
     const manifest = JSON.parse(readFileSync(path.join(root, 'packages', name, 'package.json'), 'utf8')) as {
       exports: Record<string, unknown>;
     };

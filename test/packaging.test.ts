@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const packageDirs = ['core', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
+const packageDirs = ['core', 'solana', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
   (name) => `packages/${name}`,
 );
 

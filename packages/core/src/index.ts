@@ -26,7 +26,7 @@ export {
 } from './method.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export { checkPlugin } from './check-definitions.js';
-export { compileSchema, type Validator } from './validation.js';
+export { addSchemaKeyword, compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';
 export { explainFailure, schemaAt } from './explain-failure.js';
 export {
@@ -54,14 +54,8 @@ export { createLogger, flushQuietly, logDestination, REDACTED_PATHS, type Logger
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
 export { expressRpc, type ExpressRpcOptions } from './adapters/express.js';
-export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
-export {
-  coreOptionsSchema,
-  jsonrpcRequestSchema,
-  jsonrpcResponseSchema,
-  signatureSchema,
-  pubkeySchema,
-} from './generated/schemas.js';
+export type { CoreOptions, JsonrpcRequest, JsonrpcResponse } from './generated/schemas.js';
+export { coreOptionsSchema, jsonrpcRequestSchema, jsonrpcResponseSchema } from './generated/schemas.js';
 export { attachWebSocket, WebSocketTransport, type WebSocketOptions } from './adapters/websocket.js';
 export {
   defineSubscription,

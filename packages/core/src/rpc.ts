@@ -115,7 +115,7 @@ export class Rpc<C = undefined> {
       new ApiKeys(this.options.apiKeys),
       this.logger,
     );
-    this.access = { cors: new Cors(this.options.cors), admission, clientAddress };
+    this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = new Map<string, Guard>();
     for (const plugin of this.plugins) {
       if (plugin.guard === undefined) continue;

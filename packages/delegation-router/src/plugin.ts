@@ -19,6 +19,7 @@ import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
 import { UpstreamCaller } from './upstream/upstream-caller.js';
 import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
+import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
 export interface DelegationRouterPlugin extends Plugin {
   readonly name: 'delegation-router';
@@ -72,6 +73,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   return definePlugin({
     name: 'delegation-router' as const,
     dependencies: ['routes'],
+    allowHeaders: [SOLANA_CLIENT_HEADER],
     options: json,
     routing,
     errors: Object.values(DelegationError),
