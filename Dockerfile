@@ -28,6 +28,7 @@ WORKDIR /src
 # package is listed (test/deploy.dockerfile.test.ts checks): npm ci links only those it sees.
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
+COPY packages/solana/package.json packages/solana/
 COPY packages/routes/package.json packages/routes/
 COPY packages/signature-statuses/package.json packages/signature-statuses/
 COPY packages/server/package.json packages/server/

@@ -7,7 +7,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import prettier from 'prettier';
-import { createLogger, createRpc, HttpRefusal, wireError } from '@rollup-router/core';
+import { createLogger, createRpc, HttpRefusal } from '@rollup-router/core';
+import { wireError } from '@rollup-router/core/internal';
 import { routesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 

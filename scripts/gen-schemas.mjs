@@ -133,6 +133,12 @@ for (const dir of await readdir(packagesDir)) {
       parts.push(resolvedTs.trim(), '');
     }
   }
+  // A schema with a keyword of @rollup-router/solana needs it added before it is compiled:
+  // every module that takes schemas from here loads it first.
+  if (parts.some((part) => part.includes('"base58Bytes"'))) {
+    const keywords = dir === 'solana' ? '../base58-keyword.js' : '@rollup-router/solana';
+    parts.splice(3, 0, `import '${keywords}';`);
+  }
   const outDir = path.join(packagesDir, dir, 'src', 'generated');
   await mkdir(outDir, { recursive: true });
   const out = path.join(outDir, 'schemas.ts');

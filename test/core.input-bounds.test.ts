@@ -6,11 +6,9 @@ import {
   createNodeListener,
   createRpc,
   defineMethod,
-  pubkeySchema,
-  signatureSchema,
 } from '@rollup-router/core';
+import { base58DecodedLength, pubkeySchema, signatureSchema } from '@rollup-router/solana';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
-import { base58DecodedLength } from '../packages/core/src/base58.js';
 import { listen, post, type Listening } from '@rollup-router/test-support/http';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 

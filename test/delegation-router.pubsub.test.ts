@@ -254,6 +254,16 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
     expect((await s.call('slotSubscribe', [{ commitment: 'confirmed' }])).error?.code).to.equal(-32602);
   });
 
+  it("an unknown id to accountUnsubscribe or slotUnsubscribe is -32602 with the validator's text", async () => {
+    const s = await socket(server!.websocketUrl!);
+    for (const method of ['accountUnsubscribe', 'slotUnsubscribe']) {
+      expect((await s.call(method, [424242])).error, method).to.deep.include({
+        code: -32602,
+        message: 'Invalid subscription id.',
+      });
+    }
+  });
+
   it('accountSubscribe over HTTP says it is served over WebSocket only', async () => {
     const res = await fetch(server!.url, {
       method: 'POST',

@@ -2,7 +2,7 @@
 // `module: NodeNext` and, compiled to .cjs, runs (Node >= 20.19 loads ESM from require()).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,15 +50,64 @@ describe('packaging: CommonJS consumers', function () {
     expect(printed.port).to.be.a('number');
   });
 
-  for (const name of ['core', 'routes', 'signature-statuses', 'server']) {
-    it(`require('@rollup-router/${name}') in CommonJS (node -e) gives the ESM exports`, () => {
-      const ran = spawnSync(
-        process.execPath,
-        ['-e', `const m = require('@rollup-router/${name}'); console.log(Object.keys(m).length)`],
-        { cwd: project, encoding: 'utf8', timeout: 60_000 },
-      );
-      expect(ran.status, ran.stderr).to.equal(0);
-      expect(Number(ran.stdout.trim())).to.be.above(3);
-    });
+  /** The exports of `specifier`, required in CommonJS by `node -e` in the consumer project. */
+  const requiredKeys = (specifier: string): string[] => {
+    const ran = spawnSync(
+      process.execPath,
+      ['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(specifier)}))))`],
+      { cwd: project, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(ran.status, ran.stderr).to.equal(0);
+    return JSON.parse(ran.stdout.trim()) as string[];
+  };
+
+  /** The named exports of `specifier`, imported as ESM in the consumer project. */
+  const importedKeys = (specifier: string): string[] => {
+    const ran = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports').sort()))`,
+      ],
+      { cwd: project, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(ran.status, ran.stderr).to.equal(0);
+    return JSON.parse(ran.stdout.trim()) as string[];
+  };
+
+  for (const name of ['core', 'solana', 'routes', 'signature-statuses', 'delegation-router', 'server']) {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'packages', name, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    for (const subpath of Object.keys(manifest.exports).filter((s) => !s.endsWith('.json'))) {
+      const specifier = path.posix.join(`@rollup-router/${name}`, subpath);
+      it(`require('${specifier}') in CommonJS (node -e) gives the ESM exports`, () => {
+        const required = requiredKeys(specifier);
+        expect(required).to.have.length.above(0);
+        expect(required.sort()).to.deep.equal(importedKeys(specifier));
+      });
+    }
   }
+
+  it("core's main entry is its public surface; what the packages share beyond it is in @rollup-router/core/internal", () => {
+    const shared = [
+      'redactUrl',
+      'withoutCredentials',
+      'deriveWsUrl',
+      'inSchemaOrder',
+      'textKey',
+      'noParamsSchema',
+    ];
+    const main = requiredKeys('@rollup-router/core');
+    expect(main).to.include.members([
+      'createRpc',
+      'definePlugin',
+      'expressRpc',
+      'attachWebSocket',
+      'RpcError',
+    ]);
+    expect(main.filter((key) => shared.includes(key))).to.deep.equal([]);
+    expect(requiredKeys('@rollup-router/core/internal')).to.include.members(shared);
+  });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const packageDirs = ['core', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
+const packageDirs = ['core', 'solana', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
   (name) => `packages/${name}`,
 );
 
@@ -163,8 +163,10 @@ describe('packaging: the published tarballs and what installing them pulls in', 
         const undeclared = [...runtimeImports(dir)].filter((name) => !(name in declared));
         expect(undeclared, 'loaded but not declared').to.deep.equal([]);
         const named = quotedNames(dir);
+        // A package of ours that uses a feature of another supplies that one's optional peer.
+        const supplied = optionalPeersOfOurs(manifest);
         const unused = Object.keys(manifest.dependencies ?? {}).filter(
-          (name) => !named.has(name) && !named.has(name.replace(/^@types\//, '')),
+          (name) => !named.has(name) && !named.has(name.replace(/^@types\//, '')) && !supplied.has(name),
         );
         expect(
           unused,
@@ -182,6 +184,42 @@ describe('packaging: the published tarballs and what installing them pulls in', 
     expect(runtimeImports('packages/core').has('express')).to.equal(false);
   });
 
+  it('signature-statuses: better-sqlite3 and ioredis are optional peers, and installing it alone pulls neither', () => {
+    const statuses = readJson<Manifest>('packages/signature-statuses/package.json');
+    for (const name of ['better-sqlite3', 'ioredis']) {
+      expect(statuses.dependencies ?? {}).to.not.have.property(name);
+      expect(statuses.peerDependenciesMeta?.[name]?.optional, name).to.equal(true);
+    }
+    const lock = readJson<{ packages: Record<string, Manifest> }>('package-lock.json').packages;
+    const closure = [...installClosure(lock, 'packages/signature-statuses')];
+    expect(closure.filter(([, entry]) => entry.hasInstallScript === true).map(([key]) => key)).to.deep.equal(
+      [],
+    );
+    expect(
+      closure.map(([key]) => key).filter((key) => /node_modules\/(better-sqlite3|ioredis)$/.test(key)),
+    ).to.deep.equal([]);
+  });
+
+  it('core: its transports are optional peers, and installing it alone pulls none of them', () => {
+    const transports = ['ws', 'undici', 'proxy-addr', 'rate-limiter-flexible'];
+    const core = readJson<Manifest>('packages/core/package.json');
+    for (const name of transports) {
+      expect(core.dependencies ?? {}).to.not.have.property(name);
+      expect(core.peerDependenciesMeta?.[name]?.optional, name).to.equal(true);
+    }
+    const lock = readJson<{ packages: Record<string, Manifest> }>('package-lock.json').packages;
+    const installed = [...installClosure(lock, 'packages/core').keys()].map((key) =>
+      key.split('node_modules/').pop(),
+    );
+    expect(installed.filter((name) => transports.includes(name!))).to.deep.equal([]);
+  });
+
+  it('the server depends on every optional peer of ours, so npm ci && npm start has them all', () => {
+    const server = readJson<Manifest>('packages/server/package.json');
+    const missing = [...optionalPeersOfOurs(server)].filter((name) => !(name in (server.dependencies ?? {})));
+    expect(missing.filter((name) => name !== 'express')).to.deep.equal([]);
+  });
+
   it('installing @rollup-router/routes alone runs no install script (no native build)', () => {
     const lock = readJson<{ packages: Record<string, Manifest> }>('package-lock.json').packages;
     const closure = installClosure(lock, 'packages/routes');
@@ -191,6 +229,18 @@ describe('packaging: the published tarballs and what installing them pulls in', 
     expect([...closure.keys()].some((key) => key.endsWith('node_modules/better-sqlite3'))).to.equal(false);
   });
 });
+
+/** The optional peers of the @rollup-router packages `manifest` depends on. */
+function optionalPeersOfOurs(manifest: Manifest): Set<string> {
+  const ours = Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith('@rollup-router/'));
+  return new Set(
+    ours.flatMap((name) => {
+      const dependency = readJson<Manifest>(`packages/${name.slice('@rollup-router/'.length)}/package.json`);
+      const meta = dependency.peerDependenciesMeta ?? {};
+      return Object.keys(meta).filter((peer) => meta[peer]?.optional === true);
+    }),
+  );
+}
 
 /**
  * The lockfile entries npm installs for a package: its dependencies, optional dependencies

@@ -6,7 +6,7 @@
 // forced GC, settled resident memory) and how many upstream sockets the 10,000 took.
 import { once } from 'node:events';
 import net from 'node:net';
-import { deriveWsUrl } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/core/internal';
 import { VALIDATOR_URL } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { idleSubscriptionMemory } from './subscription-memory.mjs';

@@ -15,6 +15,7 @@ const PLUGIN_KEYS = Object.keys({
   start: true,
   stop: true,
   guard: true,
+  allowHeaders: true,
 } satisfies Record<keyof Plugin, true>);
 
 const METHOD_KEYS = Object.keys({
@@ -40,6 +41,7 @@ const SUBSCRIPTION_KEYS = Object.keys({
   paramsError: true,
   start: true,
   admit: true,
+  unknownIdMessage: true,
 } satisfies Record<keyof AnySubscriptionDefinition, true>);
 
 type Fields = Record<string, unknown>;
@@ -64,6 +66,8 @@ export function checkPlugin(plugin: unknown, at: string): asserts plugin is Plug
   if (dependencies.some((d) => !isName(d)))
     throw new Error(`${where}: dependencies must be plugin names (non-empty strings)`);
   arrayOf(plugin, 'errors', where);
+  if (arrayOf(plugin, 'allowHeaders', where).some((h) => !isName(h)))
+    throw new Error(`${where}: allowHeaders must be header names (non-empty strings)`);
   arrayOf(plugin, 'methods', where).forEach((m, i) => checkMethod(m, where, i));
   arrayOf(plugin, 'subscriptions', where).forEach((s, i) => checkSubscription(s, where, i));
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import proxyAddr from 'proxy-addr';
+import type ProxyAddr from 'proxy-addr';
+import { loadOptionalPackage } from './optional-package.js';
 
 /**
  * Which hops in front of the service are trusted to report the client's address, as
@@ -18,8 +19,14 @@ export type ClientAddressOf = (remoteAddress: string | undefined, forwardedFor: 
  * proxy-addr does the walk, exactly as Express's `req.ip`.
  */
 export function clientAddressOf(trust: TrustProxy): ClientAddressOf {
-  const trusts = compileTrust(trust);
-  if (trusts === undefined) return (remoteAddress) => remoteAddress ?? 'unknown';
+  if (!trusting(trust)) return (remoteAddress) => remoteAddress ?? 'unknown';
+  // An optional peer: loaded only when some proxy is trusted.
+  const proxyAddr = loadOptionalPackage<typeof ProxyAddr>(
+    import.meta.url,
+    'proxy-addr',
+    'core option /trustProxy is set',
+  );
+  const trusts = compileTrust(trust, proxyAddr);
   return (remoteAddress, forwardedFor) => {
     if (remoteAddress === undefined) return 'unknown';
     // proxy-addr reads only these two members of the request.
@@ -31,8 +38,14 @@ export function clientAddressOf(trust: TrustProxy): ClientAddressOf {
   };
 }
 
-function compileTrust(trust: TrustProxy): ((address: string, hop: number) => boolean) | undefined {
-  if (trust === false || (Array.isArray(trust) && trust.length === 0) || trust === 0) return undefined;
+/** Whether `trust` trusts any hop (false, 0 and [] trust none). */
+const trusting = (trust: TrustProxy): boolean =>
+  !(trust === false || (Array.isArray(trust) && trust.length === 0) || trust === 0);
+
+function compileTrust(
+  trust: TrustProxy,
+  proxyAddr: typeof ProxyAddr,
+): (address: string, hop: number) => boolean {
   if (trust === true) return () => true;
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   try {

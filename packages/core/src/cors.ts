@@ -1,14 +1,25 @@
+import type { Plugin } from './plugin.js';
+
 /** CORS is on by default: browsers call routers from web pages. */
 export type CorsSetting = '*' | false | readonly string[];
 
 const ALLOW_METHODS = 'POST, OPTIONS';
-const DEFAULT_ALLOW_HEADERS = 'content-type, authorization, x-request-id, solana-client';
+/** Allowed in a pre-flight that lists none; plugins add the headers their clients send (Plugin.allowHeaders). */
+const DEFAULT_ALLOW_HEADERS = ['content-type', 'authorization', 'x-request-id'];
 
 export class Cors {
   private readonly origins: ReadonlySet<string> | undefined;
+  private readonly allowHeaders: string;
 
-  constructor(private readonly setting: CorsSetting) {
+  /** `plugins`: the service's, whose `allowHeaders` are allowed beside the core's. */
+  constructor(
+    private readonly setting: CorsSetting,
+    plugins: readonly Pick<Plugin, 'allowHeaders'>[] = [],
+  ) {
     this.origins = Array.isArray(setting) ? new Set(setting) : undefined;
+    const more = plugins.flatMap((p) => p.allowHeaders ?? []).map((h) => h.toLowerCase());
+    const headers = new Set([...DEFAULT_ALLOW_HEADERS, ...more]);
+    this.allowHeaders = [...headers].join(', ');
   }
 
   /** Adds the headers for a response to `origin`; nothing when the origin is not allowed. */
@@ -48,7 +59,7 @@ export class Cors {
     this.apply(headers, origin);
     if (headers['access-control-allow-origin'] === undefined) return;
     headers['access-control-allow-methods'] = ALLOW_METHODS;
-    headers['access-control-allow-headers'] = requested ?? DEFAULT_ALLOW_HEADERS;
+    headers['access-control-allow-headers'] = requested ?? this.allowHeaders;
     headers['access-control-max-age'] = '600';
   }
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { loadOptionalPackage } from './optional-package.js';
 import { basicAuthorization } from './url-credentials.js';
 
 /** Where one URL's requests go. */
@@ -27,8 +28,15 @@ export interface EndpointPoolsOptions {
  */
 export class EndpointPools {
   private readonly endpoints: LRUCache<string, Endpoint>;
+  private readonly Pool: typeof Pool;
 
   constructor(private readonly options: EndpointPoolsOptions) {
+    // An optional peer of core: an embedder of the dispatcher alone makes no outgoing calls.
+    this.Pool = loadOptionalPackage<typeof import('undici')>(
+      import.meta.url,
+      'undici',
+      'JsonRpcClient is used',
+    ).Pool;
     this.endpoints = new LRUCache<string, Endpoint>({
       max: options.max,
       // close() lets requests under way finish.
@@ -58,7 +66,7 @@ export class EndpointPools {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError('not an http(s) URL');
     const { connections, keepAliveTimeoutMs } = this.options;
     return {
-      pool: new Pool(u.origin, {
+      pool: new this.Pool(u.origin, {
         connections: connections ?? null,
         pipelining: 1,
         ...(keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: keepAliveTimeoutMs }),

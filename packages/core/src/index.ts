@@ -1,12 +1,6 @@
-export {
-  CLIENT_FALLBACK_CODE,
-  clientsCanRead,
-  ErrorCode,
-  ErrorInfo,
-  SOLANA_CLIENT_CODES,
-  type ErrorCodeName,
-  type ErrorCodeValue,
-} from './codes.js';
+// The public surface: what embedders and plugin authors use. What the sibling packages
+// share beyond it is in ./internal.ts (`@rollup-router/core/internal`).
+export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './call-context.js';
 export { RawJson } from './raw-json.js';
@@ -20,10 +14,7 @@ export {
   type JsonRpcOutcome,
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
-export { redactUrl } from './redact-url.js';
-export { basicAuthorization, withoutCredentials } from './url-credentials.js';
-export { deriveWsUrl } from './ws-url.js';
-export { inSchemaOrder } from './schema-order.js';
+export { MissingPackageError } from './optional-package.js';
 export {
   defineMethod,
   defineMethodFromSchemas,
@@ -35,11 +26,9 @@ export {
 } from './method.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export { checkPlugin } from './check-definitions.js';
-export type { OwnedError } from './plugin-graph.js';
-export { compileSchema, type Validator } from './validation.js';
+export { addSchemaKeyword, compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';
 export { explainFailure, schemaAt } from './explain-failure.js';
-export { textKey } from './text-key.js';
 export {
   createRpc,
   Rpc,
@@ -50,7 +39,6 @@ export {
 } from './rpc.js';
 export type { Guard } from './guard.js';
 export type { CallEvent, DispatchPolicy } from './dispatcher.js';
-export { wireError, type EnvelopeStyle } from './envelope.js';
 export type { BodyText, HttpExchange, HttpReply } from './exchange.js';
 export {
   BODY_CONSUMED,
@@ -66,16 +54,8 @@ export { createLogger, flushQuietly, logDestination, REDACTED_PATHS, type Logger
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
 export { expressRpc, type ExpressRpcOptions } from './adapters/express.js';
-export type { CoreOptions, JsonrpcRequest, JsonrpcResponse, Signature, Pubkey } from './generated/schemas.js';
-export {
-  coreOptionsSchema,
-  mountOptionsSchema,
-  noParamsSchema,
-  jsonrpcRequestSchema,
-  jsonrpcResponseSchema,
-  signatureSchema,
-  pubkeySchema,
-} from './generated/schemas.js';
+export type { CoreOptions, JsonrpcRequest, JsonrpcResponse } from './generated/schemas.js';
+export { coreOptionsSchema, jsonrpcRequestSchema, jsonrpcResponseSchema } from './generated/schemas.js';
 export { attachWebSocket, WebSocketTransport, type WebSocketOptions } from './adapters/websocket.js';
 export {
   defineSubscription,
@@ -83,12 +63,5 @@ export {
   type SubscriptionDefinition,
   type SubscriptionSink,
 } from './subscriptions/definition.js';
-export {
-  SubscriptionRegistry,
-  SubscriptionSession,
-  MessageSubscriptions,
-  type SubscriptionHost,
-  type SubscriptionLimits,
-} from './subscriptions/session.js';
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';

@@ -1,4 +1,4 @@
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { EndpointPools } from './endpoint-pools.js';
 import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
 import { compileSchema } from './validation.js';
@@ -288,15 +288,16 @@ async function readCapped(response: Dispatcher.ResponseData, max: number): Promi
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** undici's timeout errors, by code: the module itself is loaded only by EndpointPools. */
+const TIMEOUT_CODES: ReadonlySet<unknown> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
 function failureOf(err: unknown): JsonRpcNoAnswer {
-  if (
-    err instanceof errors.HeadersTimeoutError ||
-    err instanceof errors.BodyTimeoutError ||
-    err instanceof errors.ConnectTimeoutError
-  ) {
-    return { kind: 'timeout', detail: err.message };
-  }
-  const message = (err as { message?: unknown } | undefined)?.message;
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (TIMEOUT_CODES.has(code) && typeof message === 'string') return { kind: 'timeout', detail: message };
   return {
     kind: 'unreachable',
     detail: errorCode(err) || (typeof message === 'string' && message) || 'connection failed',

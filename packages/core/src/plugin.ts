@@ -27,6 +27,11 @@ export interface Plugin<C = unknown> {
    * against every other code when the service is built, and published in rpc.discover.
    */
   readonly errors?: readonly DeclaredError[];
+  /**
+   * Request headers its clients send (e.g. `solana-client`), allowed by the CORS
+   * pre-flight beside the core's (content-type, authorization, x-request-id).
+   */
+  readonly allowHeaders?: readonly string[];
   /** Starts background work (probes, file watchers). Awaited before the server listens. */
   readonly start?: (ctx: PluginContext) => void | Promise<void>;
   /** Stops background work and releases resources. Called in reverse start order. */

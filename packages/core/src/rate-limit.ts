@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { loadOptionalPackage } from './optional-package.js';
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -16,7 +17,13 @@ export class RateLimit {
   /** Budgets are keyed by client address (admission.ts says which, from trustProxy). */
   constructor(private readonly limiter: RateLimiterAbstract) {}
 
+  /** The default store; rate-limiter-flexible is an optional peer, loaded only when a budget is set. */
   static inMemory(points: number, durationSeconds: number): RateLimit {
+    const { RateLimiterMemory } = loadOptionalPackage<typeof import('rate-limiter-flexible')>(
+      import.meta.url,
+      'rate-limiter-flexible',
+      'core option /rateLimit is set',
+    );
     return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }));
   }
 
@@ -26,7 +33,7 @@ export class RateLimit {
       return { allowed: true, retryAfterSeconds: 0 };
     } catch (rejection) {
       // The limiter rejects with its result when the budget is spent, and with an Error when its store fails.
-      if (rejection instanceof RateLimiterRes) {
+      if (isLimiterResult(rejection)) {
         return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
       }
       throw rejection;
@@ -52,3 +59,12 @@ export class RateLimit {
     }
   }
 }
+
+/**
+ * The limiter's result, told apart by shape rather than by class: a limiter passed in
+ * (rateLimiter) may come from another copy of rate-limiter-flexible than the one core
+ * would load, and none is loaded at all when only a limiter is passed.
+ */
+const isLimiterResult = (rejection: unknown): rejection is RateLimiterRes =>
+  !(rejection instanceof Error) &&
+  typeof (rejection as { msBeforeNext?: unknown } | null)?.msBeforeNext === 'number';

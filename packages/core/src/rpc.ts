@@ -115,7 +115,7 @@ export class Rpc<C = undefined> {
       new ApiKeys(this.options.apiKeys),
       this.logger,
     );
-    this.access = { cors: new Cors(this.options.cors), admission, clientAddress };
+    this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = pluginGuardsByMethod(this.plugins);
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { loadOptionalPackage } from './optional-package.js';
 import { withoutCredentials } from './url-credentials.js';
 
 /** One subscription relayed to an upstream, in Solana's pubsub terms. */
@@ -60,6 +61,7 @@ const FIRST_RETRY_MS = 100;
  */
 export class UpstreamSocket {
   private socket: WebSocket | undefined;
+  private readonly WebSocket: typeof WebSocket;
   private open = false;
   private running = false;
   private attempts = 0;
@@ -90,6 +92,11 @@ export class UpstreamSocket {
     private readonly options: UpstreamSocketOptions,
     private readonly log: () => Logger | undefined,
   ) {
+    this.WebSocket = loadOptionalPackage<typeof WebSocket>(
+      import.meta.url,
+      'ws',
+      `relaying subscriptions to the upstream websocket of ${name}`,
+    );
     const { url, authorization } = withoutCredentials(wsUrl);
     this.url = url;
     this.headers = authorization === undefined ? {} : { authorization };
@@ -175,7 +182,7 @@ export class UpstreamSocket {
     this.connections += 1;
     let socket: WebSocket;
     try {
-      socket = new WebSocket(this.url, {
+      socket = new this.WebSocket(this.url, {
         headers: this.headers,
         handshakeTimeout: this.options.handshakeTimeoutMs,
         perMessageDeflate: false,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { createLogger, createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
+import { createLogger, createNodeListener, createRpc, defineMethod, definePlugin } from '@rollup-router/core';
 import { listen, post, type Listening } from '@rollup-router/test-support/http';
 
 const ping = defineMethod<[], string>({ name: 'ping', handler: () => 'pong' });
@@ -112,5 +112,37 @@ describe('CORS with a list of origins', () => {
     expect(allowed.headers['vary']).to.equal('Origin');
     const other = await post(server.url, CALL, { ...JSON_CT, origin: 'https://evil.example' });
     expect(other.headers['access-control-allow-origin']).to.equal(undefined);
+  });
+});
+
+describe('CORS pre-flight: the headers allowed when the browser lists none', () => {
+  const preflight = async (rpc: ReturnType<typeof createRpc>): Promise<string | undefined> => {
+    const server = await listen(createNodeListener(rpc));
+    try {
+      const r = await post(
+        server.url,
+        '',
+        { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+        'OPTIONS',
+      );
+      expect(r.status).to.equal(204);
+      return r.headers['access-control-allow-headers'] as string | undefined;
+    } finally {
+      await server.close();
+    }
+  };
+
+  it("are the core's own, with no domain's header, when no plugin adds one", async () => {
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [ping] });
+    expect(await preflight(rpc)).to.equal('content-type, authorization, x-request-id');
+  });
+
+  it("add the headers plugins list in allowHeaders, once each (the Solana plugins' solana-client)", async () => {
+    const a = definePlugin({ name: 'a', allowHeaders: ['Solana-Client'], methods: [] });
+    const b = definePlugin({ name: 'b', allowHeaders: ['solana-client', 'x-app-version'], methods: [] });
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), plugins: [a, b] });
+    expect(await preflight(rpc)).to.equal(
+      'content-type, authorization, x-request-id, solana-client, x-app-version',
+    );
   });
 });

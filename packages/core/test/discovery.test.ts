@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import { createRequire } from 'node:module';
 import type { FormatsPlugin } from 'ajv-formats';
-import { createLogger, createRpc, defineMethod, definePlugin, signatureSchema } from '@rollup-router/core';
+import { createLogger, createRpc, defineMethod, definePlugin } from '@rollup-router/core';
 
 // Loaded with require(): these CommonJS modules' default import is their exports object
 // under Node's ESM loader but `exports.default` when tsx compiles this file for require(),
@@ -29,7 +29,7 @@ describe('rpc.discover', () => {
             params: {
               type: 'array',
               prefixItems: [
-                { title: 'signatures', type: 'array', items: signatureSchema, maxItems: 256 },
+                { title: 'signatures', type: 'array', items: { type: 'string' }, maxItems: 256 },
                 { title: 'config', type: 'object' },
               ],
               minItems: 1,

@@ -1,7 +1,8 @@
 import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
-import { JsonRpcClient, redactUrl } from '../src/index.js';
+import { JsonRpcClient } from '../src/index.js';
+import { redactUrl } from '../src/internal.js';
 import { listen, type Listening } from '@rollup-router/test-support/http';
 
 interface Node extends Listening {

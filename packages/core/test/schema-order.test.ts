@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { inSchemaOrder, type Schema } from '@rollup-router/core';
+import { type Schema } from '@rollup-router/core';
+import { inSchemaOrder } from '@rollup-router/core/internal';
 
 describe('inSchemaOrder: the wire order is the schema order', () => {
   const schema: Schema = {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { basicAuthorization, redactUrl, withoutCredentials } from '../src/index.js';
+import { basicAuthorization, redactUrl, withoutCredentials } from '../src/internal.js';
 
 const basic = (credentials: string): string => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 

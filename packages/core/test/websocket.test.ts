@@ -135,7 +135,7 @@ describe('JSON-RPC over WebSocket: one pipeline with HTTP', () => {
     // It ended by itself: its id is gone.
     expect((await c.call('valueUnsubscribe', [ack.result], 2)).error).to.deep.equal({
       code: -32602,
-      message: 'Invalid subscription id.',
+      message: 'Unknown subscription id',
     });
     const id = (await c.call('valueSubscribe', ['many'], 3)).result as number;
     values.emit(5);
@@ -145,7 +145,7 @@ describe('JSON-RPC over WebSocket: one pipeline with HTTP', () => {
       params: { result: { value: 5 }, subscription: id },
     });
     expect(await c.call('valueUnsubscribe', [id], 4)).to.deep.equal({ jsonrpc: '2.0', result: true, id: 4 });
-    expect((await c.call('valueUnsubscribe', [id], 5)).error!.message).to.equal('Invalid subscription id.');
+    expect((await c.call('valueUnsubscribe', [id], 5)).error!.message).to.equal('Unknown subscription id');
     expect((await c.call('valueSubscribe', ['bogus'], 6)).error).to.include({ code: -32602 });
     expect((await c.call('valueUnsubscribe', ['x'], 7)).error).to.include({ code: -32602 });
     await c.close();
@@ -168,7 +168,7 @@ describe('JSON-RPC over WebSocket: one pipeline with HTTP', () => {
     const ida = (await a.call('valueSubscribe', ['many'])).result as number;
     const idb = (await b.call('valueSubscribe', ['many'])).result as number;
     expect(ida).to.not.equal(idb);
-    expect((await b.call('valueUnsubscribe', [ida], 2)).error!.message).to.equal('Invalid subscription id.');
+    expect((await b.call('valueUnsubscribe', [ida], 2)).error!.message).to.equal('Unknown subscription id');
     await Promise.all([a.close(), b.close()]);
   });
 

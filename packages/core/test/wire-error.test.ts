@@ -2,14 +2,8 @@
 // table in its development build: every error we can send must come out as a SolanaError.
 import { expect } from 'chai';
 import * as kitErrors from '@solana/kit';
-import {
-  createLogger,
-  createRpc,
-  ErrorCode,
-  ErrorInfo,
-  SOLANA_CLIENT_CODES,
-  wireError,
-} from '@rollup-router/core';
+import { createLogger, createRpc, ErrorCode, ErrorInfo } from '@rollup-router/core';
+import { SOLANA_CLIENT_CODES, wireError } from '@rollup-router/core/internal';
 
 /** The JSON-RPC codes kit's error table has a message for. */
 const kitJsonRpcCodes = Object.entries(kitErrors)

@@ -22,6 +22,7 @@ import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
 import { UpstreamCaller } from './upstream/upstream-caller.js';
 import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
+import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
 export interface DelegationRouterPlugin extends Plugin {
   readonly name: 'delegation-router';
@@ -97,6 +98,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   return definePlugin({
     name: 'delegation-router' as const,
     dependencies: ['routes'],
+    allowHeaders: [SOLANA_CLIENT_HEADER],
     options: json,
     routing,
     pubsubRelay: relay,

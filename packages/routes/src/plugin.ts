@@ -1,6 +1,7 @@
 import { definePlugin, type Plugin } from '@rollup-router/core';
 import { getRoutesMethod } from './get-routes-method.js';
 import { RouteRegistry, type RoutesOptions } from './registry.js';
+import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
 export interface RoutesPlugin extends Plugin {
   /** The node registry: available nodes, health, reload(), change and probe observers. */
@@ -12,6 +13,7 @@ export function routesPlugin(options: RoutesOptions = {}): RoutesPlugin {
   const registry = new RouteRegistry(options);
   return definePlugin({
     name: 'routes',
+    allowHeaders: [SOLANA_CLIENT_HEADER],
     methods: [getRoutesMethod(registry)],
     start: (ctx) => registry.start(ctx),
     stop: () => registry.stop(),

@@ -1,12 +1,5 @@
-import {
-  deriveWsUrl,
-  emitGuarded,
-  inSchemaOrder,
-  RawJson,
-  validateOptions,
-  type PluginContext,
-  type Schema,
-} from '@rollup-router/core';
+import { emitGuarded, RawJson, validateOptions, type PluginContext, type Schema } from '@rollup-router/core';
+import { deriveWsUrl, inSchemaOrder } from '@rollup-router/core/internal';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
   routeEntrySchema,

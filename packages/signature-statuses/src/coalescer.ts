@@ -1,4 +1,5 @@
-import { ErrorCode, RpcError, textKey } from '@rollup-router/core';
+import { ErrorCode, RpcError } from '@rollup-router/core';
+import { textKey } from '@rollup-router/core/internal';
 import type { SignatureStatus } from './status.js';
 import type { UpstreamContext } from './answer-context.js';
 import type { UpstreamAnswer } from './upstream/fan-out.js';

@@ -16,6 +16,7 @@ import type { StatusStore } from './store.js';
 import { upstreamClient } from './upstream/call-upstream.js';
 import { UpstreamDirectory } from './upstream/directory.js';
 import { UpstreamFanOut } from './upstream/fan-out.js';
+import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
 export interface SignatureStatusesPlugin extends Plugin {
   readonly name: 'signature-statuses';
@@ -65,6 +66,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
 
   return definePlugin({
     name: 'signature-statuses' as const,
+    allowHeaders: [SOLANA_CLIENT_HEADER],
     options: json,
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
     subscriptions: [signatureSubscription(watch)],

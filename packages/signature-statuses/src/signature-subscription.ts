@@ -1,6 +1,7 @@
 import { defineSubscription, type SubscriptionDefinition } from '@rollup-router/core';
 import { signatureSubscribeParamsSchema, type SignatureSubscribeParams } from './generated/schemas.js';
 import type { SignatureNotification, SignatureWatch } from './signature-watch.js';
+import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
 
 const NOTIFICATION_RESULT = {
   type: 'object',
@@ -25,6 +26,7 @@ export function signatureSubscription(
   return defineSubscription<SignatureSubscribeParams, SignatureNotification>({
     subscribe: 'signatureSubscribe',
     unsubscribe: 'signatureUnsubscribe',
+    unknownIdMessage: AGAVE_INVALID_SUBSCRIPTION_ID,
     notification: 'signatureNotification',
     summary: 'Notifies once when a transaction signature reaches a commitment level.',
     description:

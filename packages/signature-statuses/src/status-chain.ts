@@ -1,4 +1,5 @@
-import { textKey, type PluginContext } from '@rollup-router/core';
+import { type PluginContext } from '@rollup-router/core';
+import { textKey } from '@rollup-router/core/internal';
 import { AnswerContext, type UpstreamContext } from './answer-context.js';
 import { Coalescer } from './coalescer.js';
 import type { StatusEvents } from './events.js';

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { inSchemaOrder } from '@rollup-router/core';
+import { inSchemaOrder } from '@rollup-router/core/internal';
 import { signatureStatusSchema, type SignatureStatus } from './generated/schemas.js';
 
 export type { SignatureStatus };

@@ -2,7 +2,7 @@ import type { PluginContext } from '@rollup-router/core';
 import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
 import type { ResolvedOptions } from './options.js';
 import type { SignatureStatus } from './status.js';
-import { StatusStore, type FinalizedRecord } from './store.js';
+import { loadSqlite, StatusStore, type FinalizedRecord } from './store.js';
 
 /** The plugin's `store` option when there is a store. */
 type StoreOptions = Exclude<ResolvedOptions['store'], false>;
@@ -13,7 +13,10 @@ export class StoreLayer implements StatusLayer {
   private opened: StatusStore | undefined;
   private log: PluginContext['log'] | undefined;
 
-  constructor(private readonly options: StoreOptions) {}
+  constructor(private readonly options: StoreOptions) {
+    // Refused when the plugin is made, not at start: the setting needs a package not installed.
+    loadSqlite('signature-statuses option /store is set');
+  }
 
   get path(): string {
     return this.options.path;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadOptionalPackage } from '@rollup-router/core/internal';
+import type Database from 'better-sqlite3';
 import { SignatureBloom } from './signature-bloom.js';
 import { finalizedStatus, type SignatureStatus, type TransactionError } from './status.js';
 
@@ -67,6 +68,7 @@ export class StatusStore {
   private turnVersion: number | undefined;
 
   private constructor(
+    Sqlite: typeof Database,
     readonly path: string,
     { filter: filtered = false, cacheMiB = DEFAULT_CACHE_MIB }: StatusStoreOptions,
   ) {
@@ -76,7 +78,7 @@ export class StatusStore {
         `@rollup-router/signature-statuses: cacheMiB must be a number above 0, not ${cacheMiB}`,
       );
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    this.db = new Database(path);
+    this.db = new Sqlite(path);
     this.db.pragma('journal_mode = WAL');
     // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.
     this.db.pragma('synchronous = NORMAL');
@@ -127,7 +129,7 @@ export class StatusStore {
 
   /** Opens (creating when missing) the store at `path`. */
   static open(path: string, options: StatusStoreOptions = {}): StatusStore {
-    return new StatusStore(path, options);
+    return new StatusStore(loadSqlite('StatusStore.open is called'), path, options);
   }
 
   /** True while the Bloom filter (option `filter`) rules out lookups: built, and no other connection has written since. */
@@ -240,6 +242,13 @@ export class StatusStore {
     if (this.db.open) this.db.close();
   }
 }
+
+/**
+ * better-sqlite3, an optional peer (a native build): loaded when a store is opened or
+ * configured. `neededBy` says what asked for it, for the error when it is not installed.
+ */
+export const loadSqlite = (neededBy: string): typeof Database =>
+  loadOptionalPackage<typeof Database>(import.meta.url, 'better-sqlite3', neededBy);
 
 const statusOf = (row: Row): SignatureStatus =>
   finalizedStatus(row.slot, row.err === null ? null : (JSON.parse(row.err) as TransactionError));

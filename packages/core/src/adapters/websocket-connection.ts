@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import WebSocket, { type RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { Rpc } from '../rpc.js';
 import type { SubscriptionSession } from '../subscriptions/session.js';
 
@@ -66,7 +66,7 @@ export class SocketConnection<C = unknown> {
 
   /** Sends one message, unless the peer is too slow to read what it was already sent. */
   send(text: string): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.ws.readyState !== this.ws.OPEN) return;
     if (this.ws.bufferedAmount + text.length > this.limits.maxBufferedBytes) {
       this.log.warn(
         { conn: this.id, client: this.clientKey, bufferedBytes: this.ws.bufferedAmount },
@@ -80,7 +80,7 @@ export class SocketConnection<C = unknown> {
 
   /** Starts the closing handshake; a peer that does not complete it is cut off. */
   close(code: number, reason: string): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(code, reason);
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(code, reason);
     setTimeout(() => this.ws.terminate(), CLOSE_TIMEOUT_MS).unref();
   }
 

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { refusalData, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
+import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
 
@@ -43,6 +44,12 @@ export class WebSocketTransport<C = unknown> {
     this.context = options.context ?? (service && ((req) => service({ transport: 'websocket', req })));
     this.mount = (options.path ?? '/').replace(/\/+$/, '');
     const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
+    // An optional peer of core: only the WebSocket transport and client load it.
+    const { WebSocketServer } = loadOptionalPackage<typeof import('ws')>(
+      import.meta.url,
+      'ws',
+      'attachWebSocket is called',
+    );
     // perMessageDeflate off: inflating is where zip bombs and CPU go; Solana clients do not need it.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes, perMessageDeflate: false });
     if (pingIntervalMs > 0) this.pinger = setInterval(() => this.ping(), pingIntervalMs).unref();

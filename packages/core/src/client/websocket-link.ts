@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { loadOptionalPackage } from '../optional-package.js';
 import type { JsonrpcResponse } from '../generated/schemas.js';
 import { RpcNoAnswerError } from './errors.js';
 import { resultOf, settle } from './http-link.js';
@@ -30,10 +31,19 @@ export class WebSocketLink implements Link {
   private readonly early = new Map<number, unknown[]>();
   private nextId = 1;
 
+  /** ws, an optional peer of core: loaded when a client is made for a ws(s):// URL. */
+  private readonly WebSocket: typeof WebSocket;
+
   constructor(
     private readonly url: string,
     private readonly headers: Readonly<Record<string, string>> | undefined,
-  ) {}
+  ) {
+    this.WebSocket = loadOptionalPackage<typeof WebSocket>(
+      import.meta.url,
+      'ws',
+      'createClient is given a ws(s):// URL',
+    );
+  }
 
   call({ method, params }: LinkCall, options: Options): Promise<unknown> {
     const id = this.nextId++;
@@ -71,7 +81,7 @@ export class WebSocketLink implements Link {
 
   async close(): Promise<void> {
     const socket = await this.socket?.catch(() => undefined);
-    if (socket === undefined || socket.readyState === WebSocket.CLOSED) return;
+    if (socket === undefined || socket.readyState === socket.CLOSED) return;
     await new Promise((closed) => {
       socket.once('close', closed);
       socket.close();
@@ -80,7 +90,7 @@ export class WebSocketLink implements Link {
 
   private open(): Promise<WebSocket> {
     return (this.socket ??= new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url, { headers: { ...this.headers } });
+      const ws = new this.WebSocket(this.url, { headers: { ...this.headers } });
       ws.once('open', () => resolve(ws));
       ws.once('unexpected-response', (_req, res) => {
         const chunks: Buffer[] = [];

@@ -15,10 +15,11 @@ export interface SubscriptionSink<R> {
 }
 
 /**
- * A subscription a plugin serves over persistent connections (WebSocket), with Solana's
- * conventions: `<subscribe>` answers an integer id, notifications are
+ * A subscription a plugin serves over persistent connections (WebSocket), in the pub/sub
+ * shape Solana's and Ethereum's nodes use: `<subscribe>` answers an integer id,
+ * notifications are
  * `{"jsonrpc":"2.0","method":<notification>,"params":{"result":...,"subscription":id}}`,
- * `<unsubscribe>` answers true, or -32602 "Invalid subscription id.".
+ * `<unsubscribe>` answers true, or -32602 with `unknownIdMessage`.
  */
 export interface SubscriptionDefinition<P = unknown, R = unknown> {
   /** The subscribe method, e.g. `signatureSubscribe`. */
@@ -34,6 +35,11 @@ export interface SubscriptionDefinition<P = unknown, R = unknown> {
   /** Schema of a notification's `result`, published by rpc.discover. */
   readonly result?: Schema;
   readonly paramsError?: (failure: ValidationFailure) => RpcError | undefined;
+  /**
+   * The -32602 message of an unsubscribe naming an id this connection does not hold
+   * (its node's own words: Agave's for a Solana subscription). Default "Unknown subscription id".
+   */
+  readonly unknownIdMessage?: string;
   /**
    * Asked within the subscribe call, after its params are validated and before the
    * subscription opens: throw an RpcError to refuse it (the call answers that error and

@@ -5,8 +5,8 @@ import { RpcError } from '../errors.js';
 import { defineMethod, type AnyMethodDefinition } from '../method.js';
 import type { AnySubscriptionDefinition } from './definition.js';
 
-/** Agave's text for an unsubscribe naming no live subscription of its kind. */
-const INVALID_ID = 'Invalid subscription id.';
+/** The unsubscribe's text for an id the connection does not hold, unless the definition gives its own. */
+const UNKNOWN_ID = 'Unknown subscription id';
 
 const UNSUBSCRIBE_PARAMS = {
   type: 'array',
@@ -51,15 +51,16 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
       return session.open(definition, params);
     },
   });
+  const unknownId = definition.unknownIdMessage ?? UNKNOWN_ID;
   const unsubscribe = defineMethod<[number], boolean>({
     name: definition.unsubscribe,
     summary: `Ends a ${definition.subscribe} subscription.`,
-    description: `WebSocket only; answers true, or ${ErrorCode.INVALID_PARAMS} "${INVALID_ID}" for an id this connection does not hold.`,
+    description: `WebSocket only; answers true, or ${ErrorCode.INVALID_PARAMS} "${unknownId}" for an id this connection does not hold.`,
     params: UNSUBSCRIBE_PARAMS,
     result: { type: 'boolean' },
     handler: ([id], ctx) => {
       if (sessionOf(ctx, definition.unsubscribe).unsubscribe(id, definition)) return true;
-      throw new RpcError(ErrorCode.INVALID_PARAMS, INVALID_ID);
+      throw new RpcError(ErrorCode.INVALID_PARAMS, unknownId);
     },
   });
   return [subscribe as AnyMethodDefinition, unsubscribe as AnyMethodDefinition];

@@ -1,4 +1,5 @@
-import { defineMethod, noParamsSchema, RpcError, type MethodDefinition } from '@rollup-router/core';
+import { defineMethod, RpcError, type MethodDefinition } from '@rollup-router/core';
+import { noParamsSchema } from '@rollup-router/core/internal';
 import { DelegationError } from '../errors.js';
 import { getIdentityResultSchema, type GetIdentityResult } from '../generated/schemas.js';
 import type { ErDirectory } from '../upstream/er-directory.js';

@@ -1,4 +1,5 @@
 import { defineSubscription, type SubscriptionDefinition } from '@rollup-router/core';
+import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
 import { accountSubscribeParamsSchema, type AccountSubscribeParams } from '../generated/schemas.js';
 import type { PubsubRelay } from './pubsub-relay.js';
 
@@ -37,6 +38,7 @@ export function accountSubscription(
   return defineSubscription<AccountSubscribeParams, unknown>({
     subscribe: 'accountSubscribe',
     unsubscribe: 'accountUnsubscribe',
+    unknownIdMessage: AGAVE_INVALID_SUBSCRIPTION_ID,
     notification: 'accountNotification',
     summary: "Notifies every change of an account's lamports or data.",
     description:

@@ -1,4 +1,5 @@
-import { deriveWsUrl, type PluginContext } from '@rollup-router/core';
+import type { PluginContext } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/core/internal';
 import {
   UpstreamSocket,
   type UpstreamSocketOptions,

@@ -1,4 +1,6 @@
-import { defineSubscription, noParamsSchema, type SubscriptionDefinition } from '@rollup-router/core';
+import { defineSubscription, type SubscriptionDefinition } from '@rollup-router/core';
+import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
+import { noParamsSchema } from '@rollup-router/core/internal';
 import type { PubsubRelay } from './pubsub-relay.js';
 
 const NOTIFICATION_RESULT = {
@@ -19,6 +21,7 @@ export function slotSubscription(relay: PubsubRelay): SubscriptionDefinition<[],
   return defineSubscription<[], unknown>({
     subscribe: 'slotSubscribe',
     unsubscribe: 'slotUnsubscribe',
+    unknownIdMessage: AGAVE_INVALID_SUBSCRIPTION_ID,
     notification: 'slotNotification',
     summary: 'Notifies every slot the base chain processes.',
     description:

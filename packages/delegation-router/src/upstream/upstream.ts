@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core';
+import { redactUrl } from '@rollup-router/core/internal';
 
 /**
  * A chain this router sends calls to: the base chain, or one ER. `name` is what logs,

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { address, createSolanaRpc, type Commitment } from '@solana/kit';
-import { redactUrl, withoutCredentials, type PluginContext } from '@rollup-router/core';
+import { type PluginContext } from '@rollup-router/core';
+import { redactUrl, withoutCredentials } from '@rollup-router/core/internal';
 import type { EntryIssue } from '../check-route-list.js';
 import type { RouteEntry } from '../generated/schemas.js';
 import type { RouteSource, SourceReadiness } from '../sources/route-source.js';

@@ -10,7 +10,7 @@ import {
   SolanaError,
   type RpcSubscriptionsChannel,
 } from '@solana/kit';
-import { redactUrl, withoutCredentials } from '@rollup-router/core';
+import { redactUrl, withoutCredentials } from '@rollup-router/core/internal';
 import WebSocket from 'ws';
 
 /** What kit's own channel does: a ping after 5 s of silence, at most 100 subscriptions per socket. */

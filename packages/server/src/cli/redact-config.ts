@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core';
+import { redactUrl } from '@rollup-router/core/internal';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { ServerConfig } from '../config/server-config.js';
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonRpcClient, redactUrl } from '@rollup-router/core';
+import { JsonRpcClient } from '@rollup-router/core';
+import { redactUrl } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 
 export interface UpstreamWatchOptions {

@@ -29,7 +29,7 @@ export class SharedRedis {
    * starts anyway and shares once Redis answers.
    */
   static async connect(options: RedisConnectOptions, log: Logger): Promise<SharedRedis> {
-    const client = createRedisClient(options);
+    const client = createRedisClient(options, `${URL_KEY} is set`);
     const link = new RedisLink(client, log);
     try {
       await link.connect();

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { loadOptionalPackage } from '@rollup-router/core/internal';
+import type { Redis } from 'ioredis';
 import type { RedisOptionsResolved } from '../generated/schemas.js';
 
 /** The Redis options with a URL to connect to. */
@@ -10,9 +11,15 @@ export type RedisConnectOptions = RedisOptionsResolved & { readonly url: string 
  * command after a lost connection, a timeout per command, and a connection that is
  * dropped (then reconnected with ioredis's backoff, capped at 5 s) when Redis stops
  * answering for twice that long, so a frozen Redis is soon seen as down. Not connected
- * yet: call connect() (RedisLink.connect does).
+ * yet: call connect() (RedisLink.connect does). `neededBy` says what asked for ioredis,
+ * for the error when it is not installed.
  */
-export function createRedisClient(options: RedisConnectOptions): Redis {
+export function createRedisClient(
+  options: RedisConnectOptions,
+  neededBy = 'createRedisClient is called',
+): Redis {
+  // An optional peer: loaded only when a Redis URL is configured.
+  const { Redis } = loadOptionalPackage<typeof import('ioredis')>(import.meta.url, 'ioredis', neededBy);
   return new Redis(options.url, {
     lazyConnect: true,
     keyPrefix: options.keyPrefix,

@@ -21,7 +21,9 @@ export class SharedTier {
   constructor(redis: ResolvedRedis, maxTracked: number) {
     const { options } = redis;
     this.owned = redis.client === undefined;
-    this.client = redis.client ?? createRedisClient({ ...options, url: options.url! });
+    this.client =
+      redis.client ??
+      createRedisClient({ ...options, url: options.url! }, 'signature-statuses option /redis/url is set');
     this.layer = new RedisStatusLayer(this.client, options.statusTtlSeconds);
     this.affinity = new SharedAffinity(this.client, maxTracked, options.affinityTtlSeconds);
   }

@@ -1,4 +1,4 @@
-import { deriveWsUrl } from '@rollup-router/core';
+import { deriveWsUrl } from '@rollup-router/core/internal';
 import { UpstreamSocket, type UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';

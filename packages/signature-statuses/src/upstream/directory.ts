@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core';
+import { redactUrl } from '@rollup-router/core/internal';
 import type { StatusEvents } from '../events.js';
 import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
 import { Affinity, type AffinityStore } from './affinity.js';

@@ -3,7 +3,8 @@ import bs58 from 'bs58';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { base58DecodedLength } from '../src/base58.js';
-import { compileSchema } from '../src/validation.js';
+import { compileSchema } from '@rollup-router/core';
+import '../src/base58-keyword.js';
 
 describe('base58DecodedLength', () => {
   it('agrees with a full bs58 decode on every encoded byte string', () => {
