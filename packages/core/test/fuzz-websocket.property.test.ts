@@ -10,8 +10,6 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import {
   defineMethod,
   definePlugin,
@@ -19,6 +17,7 @@ import {
   type RpcOptions,
   type SubscriptionSink,
 } from '@rollup-router/core';
+import { heapAfterGc } from '@rollup-router/test-support/heap-after-gc';
 import { serveSockets, type SocketServed } from '@rollup-router/test-support/socket-server';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
@@ -420,15 +419,6 @@ class Fuzzed {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/** The heap after a full collection: a count of bytes, compared at two points of the run. */
-function heapAfterGc(): number {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 describe('core fuzzing over WebSocket (property-based, 100,000 messages)', function () {
   this.timeout(300_000);
