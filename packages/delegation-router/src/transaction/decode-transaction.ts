@@ -1,8 +1,11 @@
 import {
+  fixDecoderSize,
+  getArrayDecoder,
   getBase58Decoder,
   getBase58Encoder,
+  getBytesDecoder,
   getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
+  getShortU16Decoder,
 } from '@solana/kit';
 
 /** A v0 transaction's use of one address lookup table. */
@@ -27,7 +30,15 @@ export type DecodedWire =
 
 const base58 = getBase58Encoder();
 const base58Text = getBase58Decoder();
-const transactionDecoder = getTransactionDecoder();
+/**
+ * A wire transaction's signatures, as bytes: kit's transaction decoder would decode the
+ * message a second time to key them by signer address, and routing needs none of them.
+ * With the message decoded once and the signature put in base58 only when read, a
+ * transfer's decode went from about 380 to 200 µs (kit's base58 is BigInt arithmetic).
+ */
+const signaturesDecoder = getArrayDecoder(fixDecoderSize(getBytesDecoder(), 64), {
+  size: getShortU16Decoder(),
+});
 const messageDecoder = getCompiledTransactionMessageDecoder();
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -52,10 +63,10 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
     return { ok: false, reason: `the transaction is not ${encoding}: ${(err as Error).message}` };
   }
   try {
-    const [transaction, end] = transactionDecoder.read(bytes, 0);
+    const [signatures, messageStart] = signaturesDecoder.read(bytes, 0);
+    const [message, end] = messageDecoder.read(bytes, messageStart);
     if (end !== bytes.length)
       return { ok: false, reason: `${bytes.length - end} bytes after the transaction` };
-    const message = messageDecoder.decode(transaction.messageBytes);
     if (message.version !== 'legacy' && message.version !== 0) {
       return { ok: false, reason: `transaction version ${String(message.version)} is not supported` };
     }
@@ -67,14 +78,17 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
         reason: `the header names ${signers} signers of ${staticAccounts.length} accounts`,
       };
     }
+    if (signatures.length !== signers) {
+      return { ok: false, reason: `${signatures.length} signatures for ${signers} signers` };
+    }
     const writableStatic = staticAccounts.filter((_, i) =>
       i < signers
         ? i < signers - header.numReadonlySignerAccounts
         : i < staticAccounts.length - header.numReadonlyNonSignerAccounts,
     );
-    const feePayer = staticAccounts[0]!;
-    const signature = transaction.signatures[feePayer];
-    if (!signature) return { ok: false, reason: 'the fee payer has no signature' };
+    const feePayerSignature = signatures[0]!;
+    if (feePayerSignature.every((b) => b === 0))
+      return { ok: false, reason: 'the fee payer has no signature' };
     const lookups =
       message.version === 0
         ? (message.addressTableLookups ?? []).map((l) => ({
@@ -84,7 +98,14 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
         : [];
     return {
       ok: true,
-      tx: { signature: base58Text.decode(signature), version: message.version, writableStatic, lookups },
+      tx: {
+        get signature() {
+          return base58Text.decode(feePayerSignature);
+        },
+        version: message.version,
+        writableStatic,
+        lookups,
+      },
     };
   } catch (err) {
     return { ok: false, reason: `not a legacy or v0 transaction: ${(err as Error).message}` };
