@@ -132,6 +132,18 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(base.methods).to.not.include('isBlockhashValid');
   });
 
+  it('concurrent getBlockhashForAccounts calls share one getLatestBlockhash of the chain (blockhashMaxAgeMs)', async () => {
+    const reads = () => base.methods.filter((m) => m === 'getLatestBlockhash').length;
+    const before = reads();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call('getBlockhashForAccounts', [[]])),
+    );
+    // At most one read: none when one of the last 400 ms is still fresh.
+    expect(reads() - before).to.be.at.most(1);
+    const hashes = new Set(answers.map((a) => (a.result as { blockhash: string }).blockhash));
+    expect(hashes.size).to.equal(1);
+  });
+
   // B is a real MagicBlock ER: it refuses the payer, which it cannot clone as writable
   // (UnclonableAccountUsedAsWritableInEphemeral), and that error of its own must come back.
   it("a transaction writing a delegated account goes to the ER; B's answer comes back unchanged", async () => {

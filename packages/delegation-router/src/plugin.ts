@@ -5,6 +5,7 @@ import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
 import { forwardedMethods } from './methods/forwarded-methods.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
+import { RecentBlockhashes } from './upstream/recent-blockhashes.js';
 import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
 import { getIdentityMethod } from './methods/get-identity.js';
 import { sendTransactionMethod } from './methods/send-transaction.js';
@@ -104,7 +105,11 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     pubsubRelay: relay,
     errors: Object.values(DelegationError),
     methods: [
-      getBlockhashForAccountsMethod(routing, caller, blockhashes),
+      getBlockhashForAccountsMethod(
+        routing,
+        new RecentBlockhashes(caller, json.blockhashMaxAgeMs),
+        blockhashes,
+      ),
       getIdentityMethod(ers),
       getDelegationStatusMethod(routing),
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent),

@@ -7,12 +7,7 @@ import {
 } from '../generated/schemas.js';
 import type { Routing } from '../routing.js';
 import type { Origins } from '../upstream/origins.js';
-import type { UpstreamCaller } from '../upstream/upstream-caller.js';
-import { badReply } from '../upstream/upstream-caller.js';
-
-interface LatestBlockhash {
-  readonly value?: { readonly blockhash?: unknown; readonly lastValidBlockHeight?: unknown };
-}
+import type { RecentBlockhashes } from '../upstream/recent-blockhashes.js';
 
 /**
  * getBlockhashForAccounts: a blockhash of the chain that will take a transaction writing
@@ -21,7 +16,7 @@ interface LatestBlockhash {
  */
 export function getBlockhashForAccountsMethod(
   routing: Routing,
-  caller: UpstreamCaller,
+  recent: RecentBlockhashes,
   blockhashes: Origins,
 ): MethodDefinition<GetBlockhashForAccountsParams, BlockhashForAccountsResult> {
   return defineMethod<GetBlockhashForAccountsParams, BlockhashForAccountsResult>({
@@ -33,23 +28,7 @@ export function getBlockhashForAccountsMethod(
     result: blockhashForAccountsResultSchema,
     handler: async ([accounts], ctx) => {
       const target = await routing.targetOf(accounts);
-      const reply = await caller.call<LatestBlockhash>(
-        target,
-        'getLatestBlockhash',
-        [{ commitment: 'confirmed' }],
-        ctx.signal,
-      );
-      const { blockhash, lastValidBlockHeight } = reply?.value ?? {};
-      if (
-        typeof blockhash !== 'string' ||
-        typeof lastValidBlockHeight !== 'number' ||
-        lastValidBlockHeight < 1
-      ) {
-        throw badReply(
-          target,
-          'getLatestBlockhash answered no blockhash with a positive lastValidBlockHeight',
-        );
-      }
+      const { blockhash, lastValidBlockHeight } = await recent.of(target, ctx.signal);
       blockhashes.remember(blockhash, target);
       return { blockhash, lastValidBlockHeight };
     },
