@@ -84,7 +84,7 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
         relayLines(r: Relay): string;
       }>('relay.mjs');
       const r = await measureRelay(() => undefined, { sockets: 20, perSocket: 5 });
-      expect(r.error).to.equal(undefined);
+      expect(r.error, r.error).to.equal(undefined);
       expect(r.memory.subscriptions).to.equal(100);
       expect(r.upstreamSockets).to.include({ live: 1, accepted: 1 });
       expect(r.upstreamSockets.acks).to.be.at.least(100);

@@ -4,7 +4,6 @@
 // delegated path, the base-chain stand-in (records of delegation) with validator B as the
 // ER. Real transfers, real sockets, nothing of ours mocked.
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import {
   Connection,
   Keypair,
@@ -17,7 +16,7 @@ import type { RunningServer } from '@rollup-router/server';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { causeOf } from '@rollup-router/test-support/wire-error';
-import { randomReusablePort } from '@rollup-router/test-support/reusable-port';
+import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
@@ -34,20 +33,6 @@ const CLOCK = 'SysvarC1ock11111111111111111111111111111111';
 const PER_CLIENT = 8;
 
 type Server = RunningServer & { cleanup(): void };
-
-/** A port P with P + 1 free too (the websocket is looked for at P + 1). */
-async function freePortPair(): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  for (;;) {
-    const p = randomReusablePort();
-    if ((await free(p)) && (await free(p + 1))) return p;
-  }
-}
 
 /** Subscribes on `socket`; resolves with the subscription id. */
 async function subscribe(socket: TestSocket, method: string, params?: unknown, id = 1): Promise<number> {

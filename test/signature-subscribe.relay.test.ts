@@ -3,13 +3,12 @@
 // is configured with the HTTP proxy's URL only, so it finds the websocket at port + 1 the
 // way @solana/web3.js does. Real transfers, real sockets, nothing of ours mocked.
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { RunningServer } from '@rollup-router/server';
 import { heapAfterGc } from '@rollup-router/test-support/heap-after-gc';
-import { randomReusablePort } from '@rollup-router/test-support/reusable-port';
+import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
@@ -20,20 +19,6 @@ import { WebSocketServer } from 'ws';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 const VALIDATOR_WS = process.env.VALIDATOR_A_WS ?? 'ws://127.0.0.1:17800';
-
-/** A port P with P + 1 free too (the websocket is looked for at P + 1). */
-async function freePortPair(): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  for (;;) {
-    const p = randomReusablePort();
-    if ((await free(p)) && (await free(p + 1))) return p;
-  }
-}
 
 async function transfer(conn: Connection, payer: Keypair, lamports: number) {
   const tx = new Transaction().add(

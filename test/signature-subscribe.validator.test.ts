@@ -2,7 +2,6 @@
 // ../shared/peers from the repository root, or PEERS_DIR): real transactions, real clients (@solana/kit, @solana/web3.js v1).
 // Our notifications must equal the validator's, and come within 1 s of them.
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import {
   Connection,
   Keypair,
@@ -15,27 +14,13 @@ import {
 import { createSolanaRpcSubscriptions, signature as toKitSignature } from '@solana/kit';
 import bs58 from 'bs58';
 import type { RunningServer } from '@rollup-router/server';
-import { randomReusablePort } from '@rollup-router/test-support/reusable-port';
+import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import { startWith } from '@rollup-router/test-support/ws-server';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 const VALIDATOR_WS = process.env.VALIDATOR_A_WS ?? 'ws://127.0.0.1:17800';
-
-/** A port P with P + 1 free too (web3.js looks for the socket at P + 1). */
-async function freePortPair(): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  for (;;) {
-    const p = randomReusablePort();
-    if ((await free(p)) && (await free(p + 1))) return p;
-  }
-}
 
 /** A signed transfer not sent yet: its signature is known before the validator sees it. */
 async function transfer(

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 /**
  * Ports a test server can give up and take back (a peer that goes away and comes back on
  * the same port). The kernel hands ports of its ephemeral range (32768-60999 on Linux) to
@@ -16,5 +18,19 @@ export async function listenOnReusablePort(listen: (port: number) => Promise<voi
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw err;
     }
+  }
+}
+
+/** A port P with P + 1 free too, below the ephemeral range (the websocket is looked for at P + 1). */
+export async function freePortPair(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+  for (;;) {
+    const p = randomReusablePort();
+    if ((await free(p)) && (await free(p + 1))) return p;
   }
 }
