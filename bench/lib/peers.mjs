@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const PEERS_DIR = process.env.PEERS_DIR ?? fileURLToPath(new URL('../../../shared/peers', import.meta.url));
 const WORK = process.env.PEERS_WORK ?? '/tmp/peers-work';
 export const ROUTER_URL = 'http://127.0.0.1:18080';
-export const VALIDATOR_URL = 'http://127.0.0.1:17799';
+export const VALIDATOR_URL = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 
 export async function rpcCall(url, body, timeoutMs = 3000) {
   const res = await fetch(url, {

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 
 const ARENA = 64n * 2n ** 20n;
 
+export const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+
 /**
  * `{ total, mallocHeap, threadArenas, otherAnonymous, files }` in bytes; undefined without /proc.
  * Read from the runner a moment after the target's own reading, it is the settled figure:

@@ -3,23 +3,17 @@
 // against the same server: open a socket, subscribe to signatures the upstream stand-in
 // does not know, have the stand-in learn some (the server's poll notifies those),
 // unsubscribe the rest, close, reopen. The soak's RSS checkpoints then cover them.
-import { openSubscriber, tellStandIn, unknownSignatures } from './subscribers.mjs';
+import { randomSignatureTexts } from './requests.mjs';
+import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
 
 const CLIENTS = 4;
 const PER_SOCKET = 50;
 const LEARNED = 20; // of PER_SOCKET, notified; the others are unsubscribed
 const NOTIFY_WAIT_MS = 3_000; // several poll rounds (400 ms each)
 
-const until = (check, ms) =>
-  new Promise((resolve) => {
-    const give = Date.now() + ms;
-    const tick = () => (check() || Date.now() > give ? resolve() : setTimeout(tick, 50));
-    tick();
-  });
-
 /** One socket's life: subscribe, learn some, wait for their notifications, unsubscribe the rest, close. */
 async function cycle(target, helperUrl, counts) {
-  const signatures = unknownSignatures(PER_SOCKET);
+  const signatures = randomSignatureTexts(PER_SOCKET);
   await tellStandIn(helperUrl, 'pending', signatures);
   const client = await openSubscriber(target.url);
   counts.sockets += 1;
@@ -29,7 +23,7 @@ async function cycle(target, helperUrl, counts) {
     const notified = new Set();
     client.onNotification = (id) => notified.add(id);
     await tellStandIn(helperUrl, 'learn', signatures.slice(0, LEARNED));
-    await until(() => notified.size >= LEARNED, NOTIFY_WAIT_MS);
+    await waitUntil(() => notified.size >= LEARNED, NOTIFY_WAIT_MS);
     const rest = ids.filter((id) => !notified.has(id));
     await client.unsubscribe(rest);
     counts.unsubscribed += rest.length;

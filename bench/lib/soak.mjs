@@ -12,7 +12,7 @@ import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
-import { residentBreakdown } from './resident.mjs';
+import { mb, residentBreakdown } from './resident.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { startSubscriptions } from './soak-subscriptions.mjs';
@@ -145,5 +145,4 @@ export async function soak(settings, log) {
   }
 }
 
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 const signedMb = (bytes) => (bytes >= 0 ? '+' : '') + mb(bytes);

@@ -9,14 +9,21 @@
 //              sqlite     - no memory cache, store only;
 //              upstream   - no memory cache, no store: every call goes upstream;
 //              soak       - a 1000-entry cache, so later growth is a leak.
-//   --upstream-ws URL     - the upstream's websocket, where signatureSubscribe is relayed (else port + 1);
+//   --upstream-ws URL     - the upstream's websocket, where signatureSubscribe is relayed (else port + 1;
+//                           off: polled, wsUrl false);
 //   --delegation URL      - the delegation router, with this base chain (validator A).
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
 import { join } from 'node:path';
 import { serveReferenceServer } from './lib/reference-server.mjs';
 import { absent, targetArgs } from './lib/serve.mjs';
 
-const { settings = 'production', statuses = 'memory', upstream, delegation, ...rest } = targetArgs();
+const {
+  settings = 'production',
+  statuses = 'memory',
+  upstream,
+  delegation,
+  'upstream-ws': wsUrl,
+} = targetArgs();
 const SETTINGS = {
   production: { logLevel: 'info', metrics: { enabled: true } },
   lean: { logLevel: 'silent', metrics: { enabled: false } },
@@ -36,7 +43,7 @@ await serveReferenceServer(
     statuses: {
       memory: CHAIN.memory,
       store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
-      upstreams: upstream ? [{ url: upstream, wsUrl: rest['upstream-ws'] }] : [],
+      upstreams: upstream ? [{ url: upstream, wsUrl: wsUrl === 'off' ? false : wsUrl }] : [],
     },
     ...(delegation && { delegation: { baseChain: { url: delegation } } }),
   }),
