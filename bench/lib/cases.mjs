@@ -6,6 +6,7 @@ import { TRIVIAL_RESULT } from '../targets/lib/trivial.mjs';
 import { baselineCases } from './cases-baseline.mjs';
 import { delegationCases } from './cases-delegation.mjs';
 import { ourCases } from './cases-ours.mjs';
+import { redisCases } from './cases-redis.mjs';
 import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
 
 /** Latency without queueing: one connection, closed loop, for the upstream paths. */
@@ -26,7 +27,7 @@ export function buildCases(peers) {
     peerAbsent: peers.available ? undefined : peers.reason,
     pids: peers.pids ?? {},
   };
-  const cases = [...baselineCases(inputs), ...ourCases(inputs), ...delegationCases(inputs)];
+  const cases = [...baselineCases(inputs), ...ourCases(inputs), ...delegationCases(inputs), ...redisCases()];
   for (const id of ONE_CONNECTION) {
     const c = cases.find((x) => x.id === id);
     cases.push({

@@ -3,7 +3,6 @@
 import { buildCases } from './cases.mjs';
 import { computeGoals } from './goals.mjs';
 import { measureGroup } from './group.mjs';
-import { redisGroups } from './group-redis.mjs';
 import { selectGroups } from './groups.mjs';
 import { preparePeers, releasePeers } from './peers.mjs';
 
@@ -21,7 +20,7 @@ export async function compare(options, settings, log) {
   for (const line of peers.log) log(line);
   try {
     const cases = buildCases(peers);
-    const groups = [...selectGroups(options, cases), ...redisGroups(options)];
+    const groups = selectGroups(options, cases);
     const rows = groups.reduce((n, g) => n + g.members.length, 0);
     log(
       peers.available
@@ -36,8 +35,7 @@ export async function compare(options, settings, log) {
     const all = [];
     for (const [i, group] of groups.entries()) {
       log(`[${i + 1}/${groups.length}] ${group.name}: ${group.members.join(', ')}`);
-      const measure = group.measure ?? measureGroup; // the Redis groups bring their own
-      all.push(...(await measure(group, { cases, settings, peerPids, log })));
+      all.push(...(await measureGroup(group, { cases, settings, peerPids, log })));
     }
     return { peers, groups, rows: all, goals: computeGoals(all) };
   } finally {

@@ -5,15 +5,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on every Linux ABI Node runs on
 
-/** utime + stime of `pid` in µs, or undefined when it is gone (or not Linux). */
-export function processCpuUs(pid) {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuUs;
-  } catch {
-    return undefined;
-  }
-}
-
 // The command name (field 2) is in parentheses and may contain spaces: split after it.
 function parseStat(text) {
   const close = text.lastIndexOf(')');

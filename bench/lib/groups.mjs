@@ -83,6 +83,15 @@ export const GROUPS = [
       'lat.v.fresh-1',
     ],
   },
+  // Several instances and Redis (cases-redis.mjs): with them the quick run would not fit its 5 minutes.
+  ...['getRoutes', 'statuses-memory-1'].map((row, i) => ({
+    name: `one vs two instances + Redis, ${['getRoutes', 'statuses, 1 signature'][i]}`,
+    full: ['one', 'one-redis', 'two-redis'].map((k) => `scale.${k}.${row}`),
+  })),
+  {
+    name: 'Redis layer latency, 1 connection',
+    full: ['redis.miss.off-1', 'redis.miss.on-1', 'redis.hit.memory-1', 'redis.hit.redis-1'],
+  },
 ];
 
 /**
