@@ -7,9 +7,9 @@
 // `-- --dispatch [CHECKOUT...]`, `-- --notify-delay [N]`, `-- --rss-unknown`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compare } from './lib/compare.mjs';
+import { compare } from './lib/groups.mjs';
 import { dispatchMode, guardLines, measureGuard } from './lib/dispatch.mjs';
-import { machineInfo, machineSlug } from './lib/machine.mjs';
+import { machineInfo, machineSlug } from './lib/proc.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
 import { computeOptionLines, goalRows } from './lib/goals.mjs';

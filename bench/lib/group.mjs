@@ -14,12 +14,12 @@ import { contentionNote, cpuWindow } from './contention.mjs';
 import { addEvidence, evidenceDelta, readEvidence } from './evidence.mjs';
 import { nextBody } from './load.mjs';
 import { rpcCall } from './peers.mjs';
-import { readMemory, sampleRss } from './proc-status.mjs';
+import { loadFor } from './socket-load.mjs';
+import { readMemory, sampleRss } from './proc.mjs';
 import { freePort, pinning, startProcess, startTarget } from './processes.mjs';
 import { getSignatureStatuses } from './requests.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
-import { loadFor } from './transports.mjs';
 
 /** A real redis-server on a free port, no persistence, pinned with our servers; `{ absent }` when it cannot run. */
 async function startRedisServer() {

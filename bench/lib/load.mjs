@@ -78,20 +78,22 @@ export async function measureLoad(url, requests, settings, onStart) {
   });
   // autocannon ends a run of `amount` calls on its next 1-s tick: the calls took until the last answer.
   const seconds = settings.amount ? (last - started) / 1000 : (r.finish - r.start) / 1000;
+  return loadResult(r.requests.total, seconds, histogram, r, r.throughput.average);
+}
+
+/** A measured run's figures, over HTTP or sockets; `failed`: { errors, timeouts, non2xx, latency.max }. */
+export function loadResult(requests, seconds, histogram, failed, bytesPerSec) {
+  const { errors, timeouts = 0, non2xx } = failed;
+  const latencyMs = Object.fromEntries([50, 90, 99].map((p) => [`p${p}`, histogram.percentile(p)]));
+  const max = failed.latency?.max ?? histogram.percentile(100);
   return {
-    reqPerSec: r.requests.total / seconds,
-    totalRequests: r.requests.total,
+    reqPerSec: requests / seconds,
+    totalRequests: requests,
     seconds,
-    latencyMs: {
-      p50: histogram.percentile(50),
-      p90: histogram.percentile(90),
-      p99: histogram.percentile(99),
-      mean: histogram.meanMs,
-      max: r.latency.max,
-    },
-    errors: r.errors,
-    timeouts: r.timeouts,
-    non2xx: r.non2xx,
-    bytesPerSec: r.throughput.average,
+    latencyMs: { ...latencyMs, mean: histogram.meanMs, max },
+    errors,
+    timeouts,
+    non2xx,
+    bytesPerSec,
   };
 }

@@ -3,7 +3,7 @@
 // self time and the share of each owner (our core, pino, ajv, Node's http, V8).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildCases } from './cases.mjs';
+import { buildCases } from './groups.mjs';
 import { measureGroup } from './group.mjs';
 import { preparePeers, releasePeers } from './peers.mjs';
 

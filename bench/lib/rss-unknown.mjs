@@ -16,7 +16,7 @@ import { targetArgs } from '../targets/lib/serve.mjs';
 import { measureLoad } from './load.mjs';
 import { startTarget } from './processes.mjs';
 import { freshSignatureBodies } from './requests.mjs';
-import { mb, residentBreakdown } from './resident.mjs';
+import { mb, residentBreakdown } from './proc.mjs';
 
 const READ_AT = [1 / 16, 1 / 8, 1 / 4, 1 / 2, 1];
 const log = (line) => process.stderr.write(`${line}\n`);

@@ -12,7 +12,7 @@ import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
-import { mb, residentBreakdown } from './resident.mjs';
+import { mb, residentBreakdown } from './proc.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { startSubscriptions } from './soak-subscriptions.mjs';
