@@ -69,20 +69,10 @@ const pinned = pinCpus(options.pin);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const slug = machineSlug(machine);
 // What every row is measured with, as written into each result file.
-const SETTINGS = [
-  'quick',
-  'rounds',
-  'duration',
-  'warmup',
-  'roundWarmup',
-  'connections',
-  'pipelining',
-  'quietWait',
-  'retryContended',
-  'soakCalls',
-];
+const SETTINGS =
+  'quick rounds duration warmup roundWarmup connections pipelining quietWait retryContended soakCalls';
 const settings = {
-  ...Object.fromEntries(SETTINGS.map((key) => [key, options[key]])),
+  ...Object.fromEntries(SETTINGS.split(' ').map((key) => [key, options[key]])),
   only: options.only?.source,
 };
 const { quick, rounds, duration, warmup, roundWarmup, connections, pipelining } = settings;
@@ -156,7 +146,7 @@ async function main() {
   const result = {
     mode: quick ? 'quick' : 'full',
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    peers: { available: peers.available, reason: peers.reason, started: peers.started, pids: peers.pids },
+    peers: { available: peers.available, reason: peers.reason, pids: peers.pids },
     contention,
     rows,
     goals,

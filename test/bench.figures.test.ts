@@ -112,7 +112,6 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
           '4',
           '--no-guard',
           '--no-relay',
-          '--no-start-peers',
         ],
         { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       );

@@ -13,7 +13,7 @@ import { ourCases } from './cases-ours.mjs';
 import { redisCases } from './cases-redis.mjs';
 import { computeGoals } from './goals.mjs';
 import { measureGroup } from './group.mjs';
-import { preparePeers, releasePeers } from './peers.mjs';
+import { preparePeers } from './peers.mjs';
 import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
 
 export const GROUPS = [
@@ -167,29 +167,25 @@ const plannedSeconds = (groups, s) =>
 
 /** Returns `{ peers, groups, rows, goals }`; `log` gets the progress. */
 export async function compare(options, settings, log) {
-  const peers = await preparePeers({ enabled: options.peers, start: options.startPeers });
+  const peers = await preparePeers({ enabled: options.peers });
   for (const line of peers.log) log(line);
-  try {
-    const cases = buildCases(peers);
-    const groups = selectGroups(options, cases);
-    const rows = groups.reduce((n, g) => n + g.members.length, 0);
-    log(
-      peers.available
-        ? `peers: router pid ${peers.pids.router}, validator A pid ${peers.pids.validatorA}`
-        : `peers: absent (${peers.reason})`,
-    );
-    log(
-      `plan: ${rows} rows in ${groups.length} groups, ${settings.rounds} interleaved rounds of ${settings.duration} s, ` +
-        `about ${Math.ceil(plannedSeconds(groups, settings) / 60)} min`,
-    );
-    const peerPids = Object.values(peers.pids ?? {}).filter(Boolean);
-    const all = [];
-    for (const [i, group] of groups.entries()) {
-      log(`[${i + 1}/${groups.length}] ${group.name}: ${group.members.join(', ')}`);
-      all.push(...(await measureGroup(group, { cases, settings, peerPids, log })));
-    }
-    return { peers, groups, rows: all, goals: computeGoals(all) };
-  } finally {
-    await releasePeers(peers);
+  const cases = buildCases(peers);
+  const groups = selectGroups(options, cases);
+  const rows = groups.reduce((n, g) => n + g.members.length, 0);
+  log(
+    peers.available
+      ? `peers: router pid ${peers.pids.router}, validator A pid ${peers.pids.validatorA}`
+      : `peers: absent (${peers.reason})`,
+  );
+  log(
+    `plan: ${rows} rows in ${groups.length} groups, ${settings.rounds} interleaved rounds of ${settings.duration} s, ` +
+      `about ${Math.ceil(plannedSeconds(groups, settings) / 60)} min`,
+  );
+  const peerPids = Object.values(peers.pids ?? {}).filter(Boolean);
+  const all = [];
+  for (const [i, group] of groups.entries()) {
+    log(`[${i + 1}/${groups.length}] ${group.name}: ${group.members.join(', ')}`);
+    all.push(...(await measureGroup(group, { cases, settings, peerPids, log })));
   }
+  return { peers, groups, rows: all, goals: computeGoals(all) };
 }

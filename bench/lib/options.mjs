@@ -17,7 +17,6 @@ export const USAGE = `npm run bench [-- options]
   --only REGEX        only the rows whose id matches, with their baselines (BENCH_ONLY)
   --no-pin            do not pin the load generator and the targets to separate CPUs
   --no-peers          skip the real MagicBlock peers (their rows say absent)
-  --no-start-peers    do not try to start the peers when they are not running
   --quiet-wait S      before each round, wait up to S seconds for the machine to be under
                       15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
   --no-subscriptions  skip the subscription figures (memory per idle signatureSubscribe,
@@ -57,7 +56,7 @@ const NUMBERS = {
 };
 /** Figures measured beside the rows (not load rows): each on by a flag of its name. */
 const FIGURES = ['subscriptions', 'relay', 'guard'];
-const FLAGS = ['quick', 'pin', 'peers', 'start-peers', ...FIGURES, 'baseline', 'soak', 'help'];
+const FLAGS = ['quick', 'pin', 'peers', ...FIGURES, 'baseline', 'soak', 'help'];
 const MODE_DEFAULTS = {
   full: {
     rounds: 5,
@@ -114,7 +113,6 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     quick: Boolean(env.BENCH_QUICK),
     pin: !env.BENCH_NO_PIN,
     peers: true,
-    'start-peers': true,
     baseline: false,
     soak: false,
     profile: false,
