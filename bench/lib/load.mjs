@@ -1,10 +1,22 @@
 // Load with autocannon's programmatic API, in this (the parent) process: warm-up that
 // is not counted, and measured runs with the same settings for every target. Latency
-// percentiles come from our own 10 µs histogram.
+// percentiles come from our own histogram.
 import autocannon from 'autocannon';
-import { LatencyHistogram } from './latency-histogram.mjs';
+import { createHistogram } from 'node:perf_hooks';
 
 const HEADERS = { 'content-type': 'application/json' };
+
+/** Latencies in ms, kept in µs: autocannon's own histogram keeps whole ms, too coarse on loopback. */
+export function latencyHistogram() {
+  const h = createHistogram();
+  return {
+    record: (ms) => h.record(Math.max(1, Math.round(ms * 1000))),
+    percentile: (p) => (h.count ? h.percentile(p) / 1000 : NaN),
+    get meanMs() {
+      return h.count ? h.mean / 1000 : NaN;
+    },
+  };
+}
 
 function fire(opts, onResponse) {
   return new Promise((resolve, reject) => {
@@ -67,7 +79,7 @@ export async function warmUp(url, requests, { connections, pipelining, amount },
  */
 export async function measureLoad(url, requests, settings, onStart) {
   const base = loadOptions(url, requests, settings.connections, settings.pipelining);
-  const histogram = new LatencyHistogram();
+  const histogram = latencyHistogram();
   const measured = settings.amount ? { amount: settings.amount } : { duration: settings.duration };
   onStart?.();
   const started = performance.now();

@@ -4,8 +4,7 @@
 // comes back). autocannon has no WebSocket mode; this client is `ws`, in this process.
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { LatencyHistogram } from './latency-histogram.mjs';
-import { loadResult, measureLoad, warmUp } from './load.mjs';
+import { latencyHistogram, loadResult, measureLoad, warmUp } from './load.mjs';
 
 /** `http://host:port/path` → `ws://host:port/path`: the reference server upgrades at its mount root. */
 export const socketUrl = (url, path) => new URL(path, url.replace(/^http/, 'ws')).href;
@@ -68,7 +67,7 @@ export async function warmUpSocket(url, requests, { connections, pipelining }, s
 
 /** What measureLoad (load.mjs) returns, over sockets; `settings.duration` seconds. */
 export async function measureSocketLoad(url, requests, settings, onStart) {
-  const histogram = new LatencyHistogram();
+  const histogram = latencyHistogram();
   const r = await run(
     socketUrl(url, requests[0].path),
     requests,
