@@ -96,19 +96,20 @@ const goalResult = (g) => (g.met === null ? `n/a (${g.reason})` : g.met ? 'met' 
 const optionTarget = (o) => `(default's goal ${goalTarget(o.defaultGoal)})`;
 const optionResult = (o) => (o.ratio === null ? `n/a (${o.reason})` : 'informational');
 
+/** The goals, the soak's line and the option lines as cells: goal, figure, target, result. */
+const goalCells = (goals, optionLines, soak) => [
+  ...goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]),
+  ['soak: no RSS growth over 1M mixed calls', '', '', soak],
+  ...optionLines.map((o) => [o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]),
+];
+
 export function markdownGoals(goals, optionLines = []) {
-  const lines = ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |'];
-  for (const g of goals) lines.push(`| ${g.name} | ${goalFigure(g)} | ${goalTarget(g)} | ${goalResult(g)} |`);
-  lines.push('| soak: no RSS growth over 1M mixed calls | | | `npm run bench -- --soak` |');
-  for (const o of optionLines)
-    lines.push(`| ${o.name} | ${fmtRatio(o.ratio)} | ${optionTarget(o)} | ${optionResult(o)} |`);
-  return lines.join('\n');
+  const rows = goalCells(goals, optionLines, '`npm run bench -- --soak`').map((r) => `| ${r.join(' | ')} |`);
+  return ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |', ...rows].join('\n');
 }
 
 export function textGoals(goals, optionLines = []) {
-  const rows = goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]);
-  rows.push(['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak']);
-  for (const o of optionLines) rows.push([o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]);
+  const rows = goalCells(goals, optionLines, 'run npm run bench -- --soak');
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   return [
     'goals (ratio, or ms added: the median over rounds of the paired ratio or difference):',
