@@ -1,34 +1,54 @@
-// `npm run bench`: our servers and the baselines on loopback, each in its own child
-// process, measured in interleaved rounds under the same autocannon load from this
-// process; one table, the latency added, the WebSocket, subscription, relay and guard
-// figures, the goals, one JSON file under bench/results.
+// The bench's one entry (bench/README.md). `npm run bench`: our servers and the baselines
+// on loopback, each in its own child process, measured in interleaved rounds under the same
+// autocannon load from this process; one table, the latency added, the WebSocket,
+// subscription, relay and guard figures, the goals, one JSON file under bench/results.
 // `-- --quick` for the main cases in under 5 minutes, `-- --soak` for the leak check,
-// `-- --profile` for a CPU profile of one of our rows.
+// `-- --profile` for a CPU profile of one of our rows. Modes with their own arguments:
+// `-- --dispatch [CHECKOUT...]`, `-- --notify-delay [N]`, `-- --rss-unknown`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compare } from './lib/compare.mjs';
-import { machineInfo, machineSlug } from './lib/machine.mjs';
+import { compare } from './lib/groups.mjs';
+import { dispatchMode, guardLines, measureGuard } from './lib/dispatch.mjs';
+import { machineInfo, machineSlug } from './lib/proc.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
 import { computeOptionLines, goalRows } from './lib/goals.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
-import { guardLines, measureGuard } from './lib/guard-cost.mjs';
-import { measureRelay, relayLines } from './lib/relay.mjs';
+import { notifyDelay } from './lib/notify-delay.mjs';
 import {
   addedLines,
   contentionSummary,
   markdownGoals,
   markdownTable,
+  socketComparison,
+  socketLines,
   textGoals,
   textTable,
 } from './lib/report.mjs';
-import { socketComparison, socketLines } from './lib/report-websocket.mjs';
+import { rssUnknown } from './lib/rss-unknown.mjs';
 import { soak } from './lib/soak.mjs';
-import { measureSubscriptions, subscriptionLines } from './lib/subscriptions.mjs';
+import { measureRelay, measureSubscriptions, relayLines, subscriptionLines } from './lib/subscriptions.mjs';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const log = (line) => process.stderr.write(`${line}\n`);
+const exit = (run) =>
+  run.then(
+    (code) => process.exit(code),
+    (err) => {
+      log(err.stack ?? String(err));
+      process.exit(1);
+    },
+  );
+
+// A mode takes the other arguments as its own.
+const MODES = { dispatch: dispatchMode, 'notify-delay': notifyDelay, 'rss-unknown': rssUnknown };
+const argv = process.argv.slice(2);
+const mode = Object.keys(MODES).find((m) => argv.includes(`--${m}`));
+if (mode) {
+  killChildrenOnExit();
+  await exit(MODES[mode](argv.filter((a) => a !== `--${mode}`)));
+}
 
 let options;
 try {
@@ -49,20 +69,10 @@ const pinned = pinCpus(options.pin);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const slug = machineSlug(machine);
 // What every row is measured with, as written into each result file.
-const SETTINGS = [
-  'quick',
-  'rounds',
-  'duration',
-  'warmup',
-  'roundWarmup',
-  'connections',
-  'pipelining',
-  'quietWait',
-  'retryContended',
-  'soakCalls',
-];
+const SETTINGS =
+  'quick rounds duration warmup roundWarmup connections pipelining quietWait retryContended soakCalls';
 const settings = {
-  ...Object.fromEntries(SETTINGS.map((key) => [key, options[key]])),
+  ...Object.fromEntries(SETTINGS.split(' ').map((key) => [key, options[key]])),
   only: options.only?.source,
 };
 const { quick, rounds, duration, warmup, roundWarmup, connections, pipelining } = settings;
@@ -136,7 +146,7 @@ async function main() {
   const result = {
     mode: quick ? 'quick' : 'full',
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    peers: { available: peers.available, reason: peers.reason, started: peers.started, pids: peers.pids },
+    peers: { available: peers.available, reason: peers.reason, pids: peers.pids },
     contention,
     rows,
     goals,
@@ -153,10 +163,4 @@ async function main() {
   return rows.some((r) => r.error && !r.rounds) ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    log(err.stack ?? String(err));
-    process.exit(1);
-  },
-);
+await exit(main());

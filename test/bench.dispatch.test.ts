@@ -1,6 +1,6 @@
-// bench:dispatch's paired mode: other checkouts are loaded into the same process and
+// npm run bench -- --dispatch, paired mode: other checkouts are loaded into the same process and
 // compared chunk by chunk. Run here with this checkout on both sides, a few chunks, and a
-// filled store, as `npm run bench:dispatch -- OTHER` runs it.
+// filled store, as `npm run bench -- --dispatch OTHER` runs it.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,11 +8,11 @@ import { expect } from 'chai';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 
-describe('bench:dispatch, paired mode', function () {
+describe('bench --dispatch, paired mode', function () {
   this.timeout(120_000);
 
   it('times each case of both checkouts in one process and prints medians and the per-chunk ratio', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['bench/dispatch.mjs', ROOT], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/run.mjs', '--dispatch', ROOT], {
       cwd: ROOT,
       env: {
         ...process.env,

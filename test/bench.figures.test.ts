@@ -61,7 +61,7 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
     const { measureGuard, guardLines } = await load<{
       measureGuard(log: (l: string) => void, o: object): Promise<Guard>;
       guardLines(g: Guard): string;
-    }>('guard-cost.mjs');
+    }>('dispatch.mjs');
     const g = await measureGuard(() => undefined, { rounds: 4, calls: 2000 });
     expect(g.error).to.equal(undefined);
     expect(g.rounds).to.equal(4);
@@ -82,7 +82,7 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
       const { measureRelay, relayLines } = await load<{
         measureRelay(log: (l: string) => void, o: object): Promise<Relay>;
         relayLines(r: Relay): string;
-      }>('relay.mjs');
+      }>('subscriptions.mjs');
       const r = await measureRelay(() => undefined, { sockets: 20, perSocket: 5 });
       expect(r.error, r.error).to.equal(undefined);
       expect(r.memory.subscriptions).to.equal(100);
@@ -112,7 +112,6 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
           '4',
           '--no-guard',
           '--no-relay',
-          '--no-start-peers',
         ],
         { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       );

@@ -60,7 +60,7 @@ describe('bench: WebSocket and subscriptions', () => {
 
   it('reads an unlabelled counter, and NaN when the server has none', async () => {
     const { counterValue } = await load<{ counterValue(text: string, metric: string): number }>(
-      'poll-rounds.mjs',
+      'subscriptions.mjs',
     );
     const text = [
       '# TYPE rollup_router_signature_poll_rounds_total counter',

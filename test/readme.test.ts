@@ -4,7 +4,11 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const read = (file: string): string => readFileSync(path.join(root, file), 'utf8');
-const pages = ['README.md', ...readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  'bench/README.md',
+  ...readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
 const anchorOf = (heading: string): string =>

@@ -120,7 +120,7 @@ function statusesCases(n, { fresh1, fresh256, onA, viaRouter, peerAbsent, pids }
   ];
 }
 
-/** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from cases.mjs. */
+/** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from groups.mjs buildCases. */
 export function baselineCases(inputs) {
   const { pids, peerAbsent } = inputs;
   return [

@@ -28,7 +28,7 @@ const isBlockhash = expectResult(
 /** Sends per round: 100 per measured second of the other rows (1 connection, ~2 ms each). */
 const sends = (settings) => Math.max(20, Math.round(100 * settings.duration));
 
-/** `inputs`: { peerAbsent, pids } from cases.mjs. */
+/** `inputs`: { peerAbsent, pids } from groups.mjs buildCases. */
 export function delegationCases({ peerAbsent, pids }) {
   const transfers = transferSource(VALIDATOR_URL);
   const where = {

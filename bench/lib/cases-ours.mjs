@@ -15,7 +15,7 @@ import {
 } from './requests.mjs';
 
 /** Headers the reference server's listener sets on every answer: checked before a prod/lean row runs. */
-const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
+export const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
 
 /** The reference server with `settings` (production | lean | sampled) and the `statuses` chain. */
 const server = (settings, statuses, upstream = STANDIN) => ({
@@ -187,7 +187,7 @@ function socketCases({ sigs, primed }) {
 
 /** The plugins in a host Express app, mounted at /rpc (`app.use('/rpc', expressRpc(rpc))`). */
 function embeddedCases({ sigs, primed }) {
-  const target = { script: 'embedded.mjs', args: ['--statuses', 'memory'], upstream: STANDIN };
+  const target = { script: 'embedded.mjs', upstream: STANDIN };
   return [
     {
       id: 'express.getRoutes',

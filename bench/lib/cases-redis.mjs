@@ -1,10 +1,12 @@
-// The rows of issue 11's bench: (a) one instance vs two instances sharing a Redis on
-// the same machine, the load generator spreading its connections over both; (b) what the
-// Redis layer adds to one call's latency, on a miss (Redis asked, the upstream answers)
-// and on a hit (an instance answering what another one learned). Each row says which
-// instances serve it: `instances` are measured, `learner` is an instance that learns the
-// primed signature first and stops before the rounds. Measured by group-redis.mjs.
+// The rows of several instances: (a) one instance vs two instances sharing a Redis on the
+// same machine, the load generator spreading its connections over both; (b) what the Redis
+// layer adds to one call's latency, on a miss (Redis asked, the upstream answers) and on a
+// hit (an instance answering what another one learned). Each row says which instances
+// serve it: `instances` are measured, `learner` is an instance that learns the primed
+// signature first and stops before the rounds (group.mjs). Full run only.
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
+import { STANDIN } from './cases-baseline.mjs';
+import { SECURITY_HEADERS } from './cases-ours.mjs';
 import {
   expectStatuses,
   freshSignatureBodies,
@@ -13,9 +15,15 @@ import {
   tenRoutes,
 } from './requests.mjs';
 
-const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
-const ALONE = { statuses: 'memory', redis: false, rateLimit: true };
-const SHARED = { statuses: 'memory', redis: true, rateLimit: true };
+/** The reference server with production settings as one instance: `statuses` chain, `redis`, rate limit. */
+const instance = (statuses, redis, rateLimit) => ({
+  script: 'server.mjs',
+  args: ['--settings', 'production', '--statuses', statuses, '--rate-limit', rateLimit ? 'on' : 'off'],
+  upstream: STANDIN,
+  redis,
+});
+const ALONE = instance('memory-only', false, true);
+const SHARED = instance('memory-only', true, true);
 
 /** The same call twice: autocannon takes a list of URLs only with a list of requests. */
 const twice = (body) => [
@@ -43,52 +51,39 @@ function scaleRows(name, what, body, fields) {
   ];
 }
 
-/**
- * Looks like an endless list of request bodies; every read is a signature never asked
- * before, so a miss stays a miss in every round (load.mjs starts each run at index 0).
- */
-function endlessFreshBodies() {
-  let chunk = [];
-  let i = 0;
-  const next = () => {
-    if (i === chunk.length) [chunk, i] = [freshSignatureBodies(10_000, 1), 0];
-    return chunk[i++];
-  };
-  return new Proxy([], {
-    get: (list, key) =>
-      key === 'length'
-        ? Number.MAX_SAFE_INTEGER
-        : /^\d+$/.test(String(key))
-          ? next()
-          : Reflect.get(list, key),
-  });
-}
-
 /** (b): one connection, so the figures are a call's latency, not queueing. */
 function latencyRows(known) {
-  const none = { statuses: 'none', rateLimit: false };
+  const none = (redis) => instance('upstream', redis, false);
   const primedKnown = {
     requests: [{ path: '/', body: getSignatureStatuses(known) }],
     check: expectStatuses(1, { allKnown: true }),
     same: true,
   };
-  const miss = (redis) => ({
-    id: `redis.miss.${redis ? 'on' : 'off'}-1`,
-    what: `miss, 1 new signature: ${redis ? 'Redis, then upstream' : 'upstream, no Redis'}; no memory/store`,
-    instances: [{ ...none, redis }],
-    layer: 'upstream',
-    fresh: true,
-    requests: [{ path: '/', bodies: endlessFreshBodies() }],
-    check: expectStatuses(1, { allKnown: true }),
-    vs: redis ? ['redis.miss.off-1'] : undefined,
-  });
+  const miss = (redis) => {
+    const request = { path: '/', bodies: [] };
+    return {
+      id: `redis.miss.${redis ? 'on' : 'off'}-1`,
+      what: `miss, 1 new signature: ${redis ? 'Redis, then upstream' : 'upstream, no Redis'}; no memory/store`,
+      instances: [none(redis)],
+      layer: 'upstream',
+      fresh: true,
+      requests: [request],
+      // Before each round, signatures never asked, more than it can send (1 connection): a miss stays a miss.
+      refill: (s) => {
+        const seconds = s.duration + Math.max(s.warmup, s.roundWarmup);
+        request.bodies = freshSignatureBodies(Math.ceil(3000 * seconds), 1);
+      },
+      check: expectStatuses(1, { allKnown: true }),
+      vs: redis ? ['redis.miss.off-1'] : undefined,
+    };
+  };
   const rows = [
     miss(false),
     miss(true),
     {
       id: 'redis.hit.memory-1',
       what: 'hit, 1 known signature: from memory, no Redis',
-      instances: [{ statuses: 'memory', redis: false, rateLimit: false }],
+      instances: [instance('memory-only', false, false)],
       prime: [getSignatureStatuses(known)],
       layer: 'memory',
       ...primedKnown,
@@ -96,8 +91,8 @@ function latencyRows(known) {
     {
       id: 'redis.hit.redis-1',
       what: 'hit, 1 known signature: Redis (learned by instance 1), no memory',
-      instances: [{ ...none, redis: true }],
-      learner: { ...none, redis: true },
+      instances: [none(true)],
+      learner: none(true),
       learn: known,
       layer: 'redis',
       ...primedKnown,
@@ -107,10 +102,9 @@ function latencyRows(known) {
   return rows.map((r) => ({ ...r, connections: 1 }));
 }
 
-/** Every row, by id. */
 export function redisCases() {
   const sigs = benchSignatures(1);
-  const rows = [
+  return [
     ...scaleRows('getRoutes', 'getRoutes', getRoutes(), { check: tenRoutes }),
     ...scaleRows('statuses-memory-1', '1 signature from memory', getSignatureStatuses(sigs), {
       prime: [getSignatureStatuses(sigs)],
@@ -118,26 +112,5 @@ export function redisCases() {
       check: expectStatuses(1, { allKnown: true }),
     }),
     ...latencyRows(sigs),
-  ];
-  return new Map(rows.map((r) => [r.id, r]));
+  ].map((r) => ({ ...r, group: 'ours' }));
 }
-
-/** The groups, full run only: with them the quick run would no longer fit its 5 minutes. */
-export const REDIS_GROUPS = [
-  {
-    name: 'one vs two instances + Redis, getRoutes',
-    members: ['scale.one.getRoutes', 'scale.one-redis.getRoutes', 'scale.two-redis.getRoutes'],
-  },
-  {
-    name: 'one vs two instances + Redis, statuses, 1 signature',
-    members: [
-      'scale.one.statuses-memory-1',
-      'scale.one-redis.statuses-memory-1',
-      'scale.two-redis.statuses-memory-1',
-    ],
-  },
-  {
-    name: 'Redis layer latency, 1 connection',
-    members: ['redis.miss.off-1', 'redis.miss.on-1', 'redis.hit.memory-1', 'redis.hit.redis-1'],
-  },
-];

@@ -1,62 +1,50 @@
 // The goals of issue 12, computed from one run: each is a ratio between two rows of the
 // same group, paired round by round. Reported, never asserted.
+const atLeast = (name, row, vs, min) => ({ name, row, vs, atLeast: min });
+const atMost = (name, row, vs, max, metric, unit) => ({
+  name,
+  row,
+  vs,
+  metric,
+  atMost: max,
+  ...(unit && { unit }),
+});
+const p99 = (what, row, vs) =>
+  atMost(`p99 at 50 connections ÷ Rust router's p99, ${what}`, row, vs, 2, 'p99');
 export const GOALS = [
-  {
-    name: 'getRoutes, production settings ÷ Rust router',
-    row: 'prod.getRoutes',
-    vs: 'r.getRoutes',
-    atLeast: 0.7,
-  },
-  {
-    name: 'getRoutes, logs silent + metrics off ÷ Rust router',
-    row: 'lean.getRoutes',
-    vs: 'r.getRoutes',
-    atLeast: 0.85,
-  },
-  {
-    name: '1 signature from memory, production ÷ validator A answering itself',
-    row: 'prod.statuses-memory-1',
-    vs: 'v.statuses-1',
-    atLeast: 1.0,
-  },
-  {
-    name: "1 signature from memory, production ÷ Rust router's forwarded path",
-    row: 'prod.statuses-memory-1',
-    vs: 'r.statuses-1',
-    atLeast: 2.5,
-  },
-  {
-    name: '256 signatures from memory ÷ validator A',
-    row: 'prod.statuses-memory-256',
-    vs: 'v.statuses-256',
-    atLeast: 6,
-  },
-  {
-    name: '256 fresh signatures through the upstream ÷ validator A direct',
-    row: 'prod.statuses-validator-256',
-    vs: 'v.fresh-256',
-    atLeast: 0.9,
-  },
-  { name: 'Express adapter ÷ Express + json-rpc-2.0 by hand', row: 'c', vs: 'b', atLeast: 1.0 },
-  ...[
-    ['getRoutes', 'prod.getRoutes', 'r.getRoutes'],
-    ['1 signature', 'prod.statuses-memory-1', 'r.statuses-1'],
-    ['256 signatures', 'prod.statuses-memory-256', 'r.statuses-256'],
-  ].map(([what, row, vs]) => ({
-    name: `p99 at 50 connections ÷ Rust router's p99, ${what}`,
-    row,
-    vs,
-    metric: 'p99',
-    atMost: 2,
-  })),
-  {
-    name: 'sendTransaction: latency added to validator A direct, p50 (delegation router)',
-    row: 'dlg.sendTransaction',
-    vs: 'v.sendTransaction',
-    metric: 'p50Added',
-    unit: 'ms',
-    atMost: 1,
-  },
+  atLeast('getRoutes, production settings ÷ Rust router', 'prod.getRoutes', 'r.getRoutes', 0.7),
+  atLeast('getRoutes, logs silent + metrics off ÷ Rust router', 'lean.getRoutes', 'r.getRoutes', 0.85),
+  atLeast(
+    '1 signature from memory, production ÷ validator A answering itself',
+    'prod.statuses-memory-1',
+    'v.statuses-1',
+    1.0,
+  ),
+  atLeast(
+    "1 signature from memory, production ÷ Rust router's forwarded path",
+    'prod.statuses-memory-1',
+    'r.statuses-1',
+    2.5,
+  ),
+  atLeast('256 signatures from memory ÷ validator A', 'prod.statuses-memory-256', 'v.statuses-256', 6),
+  atLeast(
+    '256 fresh signatures through the upstream ÷ validator A direct',
+    'prod.statuses-validator-256',
+    'v.fresh-256',
+    0.9,
+  ),
+  atLeast('Express adapter ÷ Express + json-rpc-2.0 by hand', 'c', 'b', 1.0),
+  p99('getRoutes', 'prod.getRoutes', 'r.getRoutes'),
+  p99('1 signature', 'prod.statuses-memory-1', 'r.statuses-1'),
+  p99('256 signatures', 'prod.statuses-memory-256', 'r.statuses-256'),
+  atMost(
+    'sendTransaction: latency added to validator A direct, p50 (delegation router)',
+    'dlg.sendTransaction',
+    'v.sendTransaction',
+    1,
+    'p50Added',
+    'ms',
+  ),
 ];
 
 /** Which figure of a row's pair with its baseline a goal reads (`vs` entries, summary.mjs). */

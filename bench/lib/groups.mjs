@@ -1,7 +1,21 @@
-// Which rows are measured together. The rows of a group run interleaved, round after
-// round (A B C, A B C, ...), so a row and the baselines it is compared with see the same
-// machine; a ratio is only ever taken between rows of one group. `quick` groups are the
-// main cases (every goal of issue 12); the full run adds the diagnostic groups and rows.
+// Every row the bench can measure, by id (buildCases: what runs, what it is asked, what its
+// answer must be, which baselines it is compared with), and which rows are measured
+// together. The rows of a group run interleaved, round after round (A B C, A B C, ...), so a
+// row and the baselines it is compared with see the same machine; a ratio is only ever taken
+// between rows of one group. `quick` groups are the main cases (every goal); the full run
+// adds the diagnostic groups and rows. compare() is the main run: the peers looked up, the
+// groups chosen, each measured, the goals computed from the same run.
+import { benchSignatures } from '../targets/lib/fixtures.mjs';
+import { TRIVIAL_RESULT } from '../targets/lib/trivial.mjs';
+import { baselineCases } from './cases-baseline.mjs';
+import { delegationCases } from './cases-delegation.mjs';
+import { ourCases } from './cases-ours.mjs';
+import { redisCases } from './cases-redis.mjs';
+import { computeGoals } from './goals.mjs';
+import { measureGroup } from './group.mjs';
+import { preparePeers } from './peers.mjs';
+import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
+
 export const GROUPS = [
   {
     name: 'getRoutes',
@@ -83,6 +97,15 @@ export const GROUPS = [
       'lat.v.fresh-1',
     ],
   },
+  // Several instances and Redis (cases-redis.mjs): with them the quick run would not fit its 5 minutes.
+  ...['getRoutes', 'statuses-memory-1'].map((row, i) => ({
+    name: `one vs two instances + Redis, ${['getRoutes', 'statuses, 1 signature'][i]}`,
+    full: ['one', 'one-redis', 'two-redis'].map((k) => `scale.${k}.${row}`),
+  })),
+  {
+    name: 'Redis layer latency, 1 connection',
+    full: ['redis.miss.off-1', 'redis.miss.on-1', 'redis.hit.memory-1', 'redis.hit.redis-1'],
+  },
 ];
 
 /**
@@ -100,4 +123,69 @@ export function selectGroups({ quick, only }, cases) {
     }
     return { name: g.name, members };
   }).filter((g) => g.members.length > 0);
+}
+
+/** Latency without queueing: one connection, closed loop, for the upstream paths. */
+const ONE_CONNECTION = ['u.statuses-1', 'prod.statuses-upstream-1', 'v.fresh-1', 'prod.statuses-validator-1'];
+
+/** `peers`: from preparePeers(). Returns Map<id, case>. */
+export function buildCases(peers) {
+  const sigs = benchSignatures(256);
+  const onA = peers.signatures?.onValidator ?? [];
+  const inputs = {
+    sigs,
+    primed: [getSignatureStatuses(sigs)],
+    fresh1: freshSignatureBodies(4096, 1),
+    fresh256: freshSignatureBodies(300, 256),
+    isPong: expectResult((r) => r === TRIVIAL_RESULT, 'pong'),
+    onA,
+    viaRouter: peers.signatures ? [peers.signatures.routerSent, ...onA] : [],
+    peerAbsent: peers.available ? undefined : peers.reason,
+    pids: peers.pids ?? {},
+  };
+  const cases = [...baselineCases(inputs), ...ourCases(inputs), ...delegationCases(inputs), ...redisCases()];
+  for (const id of ONE_CONNECTION) {
+    const c = cases.find((x) => x.id === id);
+    cases.push({
+      ...c,
+      id: `lat.${id}`,
+      what: `${c.what}, 1 connection`,
+      connections: 1,
+      vs: c.vs?.map((v) => `lat.${v}`),
+    });
+  }
+  return new Map(cases.map((c) => [c.id, c]));
+}
+
+// Per row: start, probe and prime ~2 s, warm-up once; per round: warm-up, measured, and
+// ~0.5 s of evidence and answer checks (fitted to the quick and smoke runs on 2 vCPUs).
+const plannedSeconds = (groups, s) =>
+  groups.reduce(
+    (t, g) => t + g.members.length * (2 + s.warmup + s.rounds * (s.roundWarmup + s.duration + 0.5)),
+    0,
+  );
+
+/** Returns `{ peers, groups, rows, goals }`; `log` gets the progress. */
+export async function compare(options, settings, log) {
+  const peers = await preparePeers({ enabled: options.peers });
+  for (const line of peers.log) log(line);
+  const cases = buildCases(peers);
+  const groups = selectGroups(options, cases);
+  const rows = groups.reduce((n, g) => n + g.members.length, 0);
+  log(
+    peers.available
+      ? `peers: router pid ${peers.pids.router}, validator A pid ${peers.pids.validatorA}`
+      : `peers: absent (${peers.reason})`,
+  );
+  log(
+    `plan: ${rows} rows in ${groups.length} groups, ${settings.rounds} interleaved rounds of ${settings.duration} s, ` +
+      `about ${Math.ceil(plannedSeconds(groups, settings) / 60)} min`,
+  );
+  const peerPids = Object.values(peers.pids ?? {}).filter(Boolean);
+  const all = [];
+  for (const [i, group] of groups.entries()) {
+    log(`[${i + 1}/${groups.length}] ${group.name}: ${group.members.join(', ')}`);
+    all.push(...(await measureGroup(group, { cases, settings, peerPids, log })));
+  }
+  return { peers, groups, rows: all, goals: computeGoals(all) };
 }

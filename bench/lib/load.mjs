@@ -1,10 +1,22 @@
 // Load with autocannon's programmatic API, in this (the parent) process: warm-up that
 // is not counted, and measured runs with the same settings for every target. Latency
-// percentiles come from our own 10 µs histogram.
+// percentiles come from our own histogram.
 import autocannon from 'autocannon';
-import { LatencyHistogram } from './latency-histogram.mjs';
+import { createHistogram } from 'node:perf_hooks';
 
 const HEADERS = { 'content-type': 'application/json' };
+
+/** Latencies in ms, kept in µs: autocannon's own histogram keeps whole ms, too coarse on loopback. */
+export function latencyHistogram() {
+  const h = createHistogram();
+  return {
+    record: (ms) => h.record(Math.max(1, Math.round(ms * 1000))),
+    percentile: (p) => (h.count ? h.percentile(p) / 1000 : NaN),
+    get meanMs() {
+      return h.count ? h.mean / 1000 : NaN;
+    },
+  };
+}
 
 function fire(opts, onResponse) {
   return new Promise((resolve, reject) => {
@@ -67,7 +79,7 @@ export async function warmUp(url, requests, { connections, pipelining, amount },
  */
 export async function measureLoad(url, requests, settings, onStart) {
   const base = loadOptions(url, requests, settings.connections, settings.pipelining);
-  const histogram = new LatencyHistogram();
+  const histogram = latencyHistogram();
   const measured = settings.amount ? { amount: settings.amount } : { duration: settings.duration };
   onStart?.();
   const started = performance.now();
@@ -78,20 +90,22 @@ export async function measureLoad(url, requests, settings, onStart) {
   });
   // autocannon ends a run of `amount` calls on its next 1-s tick: the calls took until the last answer.
   const seconds = settings.amount ? (last - started) / 1000 : (r.finish - r.start) / 1000;
+  return loadResult(r.requests.total, seconds, histogram, r, r.throughput.average);
+}
+
+/** A measured run's figures, over HTTP or sockets; `failed`: { errors, timeouts, non2xx, latency.max }. */
+export function loadResult(requests, seconds, histogram, failed, bytesPerSec) {
+  const { errors, timeouts = 0, non2xx } = failed;
+  const latencyMs = Object.fromEntries([50, 90, 99].map((p) => [`p${p}`, histogram.percentile(p)]));
+  const max = failed.latency?.max ?? histogram.percentile(100);
   return {
-    reqPerSec: r.requests.total / seconds,
-    totalRequests: r.requests.total,
+    reqPerSec: requests / seconds,
+    totalRequests: requests,
     seconds,
-    latencyMs: {
-      p50: histogram.percentile(50),
-      p90: histogram.percentile(90),
-      p99: histogram.percentile(99),
-      mean: histogram.meanMs,
-      max: r.latency.max,
-    },
-    errors: r.errors,
-    timeouts: r.timeouts,
-    non2xx: r.non2xx,
-    bytesPerSec: r.throughput.average,
+    latencyMs: { ...latencyMs, mean: histogram.meanMs, max },
+    errors,
+    timeouts,
+    non2xx,
+    bytesPerSec,
   };
 }

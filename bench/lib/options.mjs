@@ -17,7 +17,6 @@ export const USAGE = `npm run bench [-- options]
   --only REGEX        only the rows whose id matches, with their baselines (BENCH_ONLY)
   --no-pin            do not pin the load generator and the targets to separate CPUs
   --no-peers          skip the real MagicBlock peers (their rows say absent)
-  --no-start-peers    do not try to start the peers when they are not running
   --quiet-wait S      before each round, wait up to S seconds for the machine to be under
                       15% busy (BENCH_QUIET_WAIT, default 0: do not wait, only note it)
   --no-subscriptions  skip the subscription figures (memory per idle signatureSubscribe,
@@ -37,7 +36,12 @@ export const USAGE = `npm run bench [-- options]
   --soak-calls N      requests of the soak (default 1000000; RSS read at 10, 40, 70, 100%)
   --profile [REGEX]   run our server of the rows whose id matches (default prod.getRoutes)
                       under node --cpu-prof and print the top self-time frames
-  --help`;
+  --help
+
+Modes, each with arguments of its own (bench/README.md):
+  --dispatch [CHECKOUT...]                 our CPU µs per rpc.dispatch, in process
+  --notify-delay [N] [--commitment C] [--poll]   our signatureNotification after validator A's
+  --rss-unknown [--per-call 1,256] [--signatures N] [--idle S] [--snapshots DIR]`;
 
 const NUMBERS = {
   rounds: 'BENCH_ROUNDS',
@@ -52,7 +56,7 @@ const NUMBERS = {
 };
 /** Figures measured beside the rows (not load rows): each on by a flag of its name. */
 const FIGURES = ['subscriptions', 'relay', 'guard'];
-const FLAGS = ['quick', 'pin', 'peers', 'start-peers', ...FIGURES, 'baseline', 'soak', 'help'];
+const FLAGS = ['quick', 'pin', 'peers', ...FIGURES, 'baseline', 'soak', 'help'];
 const MODE_DEFAULTS = {
   full: {
     rounds: 5,
@@ -109,7 +113,6 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
     quick: Boolean(env.BENCH_QUICK),
     pin: !env.BENCH_NO_PIN,
     peers: true,
-    'start-peers': true,
     baseline: false,
     soak: false,
     profile: false,
@@ -122,25 +125,8 @@ export function parseOptions(argv = process.argv.slice(2), env = process.env) {
   o['retry-contended'] ??= o.baseline ? 3 : 0;
   if (o.connections < 1 || o.duration <= 0 || o.rounds < 1)
     throw new Error('--connections, --duration and --rounds must be positive');
-  return {
-    quick: o.quick,
-    rounds: Math.floor(o.rounds),
-    duration: o.duration,
-    warmup: o.warmup,
-    roundWarmup: o['round-warmup'],
-    connections: o.connections,
-    pipelining: o.pipelining,
-    quietWait: o['quiet-wait'],
-    retryContended: Math.floor(o['retry-contended']),
-    only: o.only,
-    pin: o.pin,
-    peers: o.peers,
-    startPeers: o['start-peers'],
-    ...Object.fromEntries(FIGURES.map((f) => [f, o[f] && (!o.only || o.only.test(f))])),
-    baseline: o.baseline,
-    soak: o.soak,
-    soakCalls: o['soak-calls'],
-    profile: o.profile,
-    help: o.help,
-  };
+  const camel = (key) => key.replace(/-(\w)/g, (_, c) => c.toUpperCase());
+  const out = Object.fromEntries(Object.entries(o).map(([key, value]) => [camel(key), value]));
+  for (const f of FIGURES) out[f] = o[f] && (!o.only || o.only.test(f));
+  return { ...out, rounds: Math.floor(o.rounds), retryContended: Math.floor(o['retry-contended']) };
 }

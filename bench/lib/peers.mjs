@@ -1,15 +1,15 @@
-// The real MagicBlock peers of the shared folder (PEERS_DIR, by default ../shared/peers from the repository root): the Rust Magic Router (18080) and
-// ephemeral validator A (17799). Used when running; started when not (and then stopped
-// again at the end); never stopped when someone else started them.
+// The real MagicBlock peers of the shared folder (PEERS_DIR, by default ../shared/peers from
+// the repository root): the Rust Magic Router (18080) and ephemeral validator A (17799).
+// Measured when they are running (their own scripts start them); their rows say absent when not.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PEERS_DIR = process.env.PEERS_DIR ?? fileURLToPath(new URL('../../../shared/peers', import.meta.url));
 const WORK = process.env.PEERS_WORK ?? '/tmp/peers-work';
 export const ROUTER_URL = 'http://127.0.0.1:18080';
-export const VALIDATOR_URL = 'http://127.0.0.1:17799';
+export const VALIDATOR_URL = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
 
 export async function rpcCall(url, body, timeoutMs = 3000) {
   const res = await fetch(url, {
@@ -58,15 +58,6 @@ export const peerPids = () => ({
   blackhole: pidOf('blackhole'),
 });
 
-const alive = (pid) => {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const readJson = (file) => {
   try {
     return JSON.parse(readFileSync(join(WORK, file), 'utf8'));
@@ -105,68 +96,19 @@ const routerKnows = async (sig) => {
   }
 };
 
-/**
- * Finds (or starts) the peers and the signatures they know.
- * Returns `{ available, reason?, started, pids, signatures, log }`.
- */
-export async function preparePeers({ enabled, start }) {
+/** Finds the peers and the signatures they know: `{ available, reason?, pids, signatures, log }`. */
+export async function preparePeers({ enabled }) {
   const log = [];
   if (!enabled) return { available: false, reason: 'skipped (--no-peers)', log };
-  const started = [];
-  if (!((await validatorUp()) && (await routerUp()))) {
-    if (!start) return { available: false, reason: 'peers not running (--no-start-peers)', started, log };
-    if (!existsSync(join(PEERS_DIR, 'start-validator.sh')))
-      return { available: false, reason: `no ${PEERS_DIR}`, started, log };
-    if (!(await validatorUp())) {
-      log.push('validators not running: start-validator.sh');
-      started.push('validator');
-      const v = await bash('start-validator.sh', 300_000);
-      if (!v.ok || !(await validatorUp())) {
-        return { available: false, reason: `validator could not be started: ${v.output}`, started, log };
-      }
-    }
-    log.push('router not running: start-router.sh');
-    if (!alive(pidOf('blackhole'))) started.push('blackhole');
-    started.push('router');
-    const r = await bash('start-router.sh', 120_000);
-    if (!r.ok || !(await routerUp()))
-      return { available: false, reason: `router could not be started: ${r.output}`, started, log };
-  }
+  if (!((await validatorUp()) && (await routerUp())))
+    return { available: false, reason: `peers not running (start them with ${PEERS_DIR}/start-*.sh)`, log };
   let signatures = knownSignatures();
   if (!signatures.routerSent || !(await routerKnows(signatures.routerSent))) {
     log.push('no signature sent through the router yet: running capture.sh');
     const c = await bash('capture.sh', 300_000);
     signatures = knownSignatures();
-    if (!c.ok || !signatures.routerSent) {
-      return { available: false, reason: `capture.sh failed: ${c.output}`, started, log };
-    }
+    if (!c.ok || !signatures.routerSent)
+      return { available: false, reason: `capture.sh failed: ${c.output}`, log };
   }
-  return {
-    available: true,
-    started,
-    pids: peerPids(),
-    signatures,
-    log,
-  };
-}
-
-/** Stops only what this run started (others use the peers otherwise), by recorded PID. */
-export async function releasePeers(peers) {
-  const started = peers?.started ?? [];
-  if (started.includes('validator')) {
-    await bash('stop.sh', 60_000); // everything stop.sh knows was started by this run
-    return;
-  }
-  for (const peer of ['router', 'blackhole']) {
-    if (started.includes(peer)) {
-      const pid = pidOf(peer);
-      if (pid) {
-        try {
-          process.kill(pid, 'SIGINT');
-        } catch {
-          // already gone
-        }
-      }
-    }
-  }
+  return { available: true, pids: peerPids(), signatures, log };
 }

@@ -2,6 +2,7 @@
 // server under test never shares a process or a core with the load generator. Every
 // child is killed when the runner exits, whatever the reason (end, error, ctrl-C).
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,18 +24,33 @@ export function pinCpus(enabled) {
 }
 export const pinning = () => cpus;
 
+/** A free loopback port. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns `cmd` on the targets' CPUs (when pinned), killed when the runner exits: `{ child, stop() }`. */
+export function startProcess(cmd, args) {
+  const [file, argv] = cpus ? ['taskset', ['-c', cpus.targets, cmd, ...args]] : [cmd, args];
+  const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return { child, stop: () => stopChild(child) };
+}
+
 /**
  * Starts `bench/targets/<script>` and waits for its ready line. Resolves with
  * `{ absent }` when the target says it cannot run here.
  */
 export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs = 30_000 } = {}) {
-  const node = [...nodeArgs, TARGETS + script, ...args];
-  const [cmd, argv] = cpus
-    ? ['taskset', ['-c', cpus.targets, process.execPath, ...node]]
-    : [process.execPath, node];
-  const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
+  const { child, stop } = startProcess(process.execPath, [...nodeArgs, TARGETS + script, ...args]);
   let stderr = '';
   child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
 
@@ -67,7 +83,6 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
       child.once('exit', onExit);
     });
 
-  const stop = () => stopChild(child);
   const first = await next((m) => m.ready || m.absent).catch(async (err) => {
     await stop();
     throw err;
@@ -89,7 +104,7 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
   };
 }
 
-export function stopChild(child, graceMs = 5_000) {
+function stopChild(child, graceMs = 5_000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

@@ -3,9 +3,9 @@
 // self time and the share of each owner (our core, pino, ajv, Node's http, V8).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildCases } from './cases.mjs';
+import { buildCases } from './groups.mjs';
 import { measureGroup } from './group.mjs';
-import { preparePeers, releasePeers } from './peers.mjs';
+import { preparePeers } from './peers.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -97,20 +97,16 @@ async function profileCase(c, cases, settings, dir, log) {
 /** Profiles each of our rows whose id matches `pattern`; each result has its `text`. */
 export async function profile(pattern, settings, dir, log) {
   // Rows whose upstream is validator A (fresh signatures) run when the peers are up.
-  const peers = await preparePeers({ enabled: true, start: false });
-  try {
-    const cases = buildCases(peers);
-    const chosen = [...cases.values()].filter((c) => pattern.test(c.id) && c.target && !c.absent);
-    if (chosen.length === 0) throw new Error(`--profile: no row of ours matches ${pattern}`);
-    const out = [];
-    for (const c of chosen) {
-      const p = await profileCase(c, cases, settings, dir, log);
-      out.push({ ...p, text: profileText(p) });
-    }
-    return out;
-  } finally {
-    await releasePeers(peers);
+  const peers = await preparePeers({ enabled: true });
+  const cases = buildCases(peers);
+  const chosen = [...cases.values()].filter((c) => pattern.test(c.id) && c.target && !c.absent);
+  if (chosen.length === 0) throw new Error(`--profile: no row of ours matches ${pattern}`);
+  const out = [];
+  for (const c of chosen) {
+    const p = await profileCase(c, cases, settings, dir, log);
+    out.push({ ...p, text: profileText(p) });
   }
+  return out;
 }
 
 export function profileText(p) {

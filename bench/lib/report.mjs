@@ -96,19 +96,20 @@ const goalResult = (g) => (g.met === null ? `n/a (${g.reason})` : g.met ? 'met' 
 const optionTarget = (o) => `(default's goal ${goalTarget(o.defaultGoal)})`;
 const optionResult = (o) => (o.ratio === null ? `n/a (${o.reason})` : 'informational');
 
+/** The goals, the soak's line and the option lines as cells: goal, figure, target, result. */
+const goalCells = (goals, optionLines, soak) => [
+  ...goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]),
+  ['soak: no RSS growth over 1M mixed calls', '', '', soak],
+  ...optionLines.map((o) => [o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]),
+];
+
 export function markdownGoals(goals, optionLines = []) {
-  const lines = ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |'];
-  for (const g of goals) lines.push(`| ${g.name} | ${goalFigure(g)} | ${goalTarget(g)} | ${goalResult(g)} |`);
-  lines.push('| soak: no RSS growth over 1M mixed calls | | | `npm run bench -- --soak` |');
-  for (const o of optionLines)
-    lines.push(`| ${o.name} | ${fmtRatio(o.ratio)} | ${optionTarget(o)} | ${optionResult(o)} |`);
-  return lines.join('\n');
+  const rows = goalCells(goals, optionLines, '`npm run bench -- --soak`').map((r) => `| ${r.join(' | ')} |`);
+  return ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |', ...rows].join('\n');
 }
 
 export function textGoals(goals, optionLines = []) {
-  const rows = goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]);
-  rows.push(['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak']);
-  for (const o of optionLines) rows.push([o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]);
+  const rows = goalCells(goals, optionLines, 'run npm run bench -- --soak');
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   return [
     'goals (ratio, or ms added: the median over rounds of the paired ratio or difference):',
@@ -161,5 +162,44 @@ export function addedLines(rows) {
   return [
     'latency added (medians over rounds of the per-round difference, same rounds):',
     ...added.flatMap((r) => r.added.map((line) => `  ${r.id} ${line}`)),
+  ].join('\n');
+}
+
+// Issue 10's "calls over the socket vs over HTTP": each ws.* row against the HTTP row it
+// shares a server and rounds with (its `vs`), as ratios of calls/s and of server CPU per
+// call. Both clients run in the bench process (autocannon, `ws`): the CPU ratio is the one
+// that does not depend on which client is cheaper.
+
+/** `[{ id, what, httpId, ratio, cpuRatio, cpuUs, httpCpuUs }]` of the socket rows that ran. */
+export function socketComparison(rows) {
+  return rows
+    .filter((r) => r.id.startsWith('ws.') && r.rounds > 0)
+    .map((r) => {
+      const pair = r.vs?.[0];
+      const http = rows.find((x) => x.id === pair?.id && x.group === r.group);
+      return {
+        id: r.id,
+        what: r.what,
+        httpId: pair?.id,
+        ratio: pair?.ratio,
+        cpuRatio: pair?.cpuRatio,
+        cpuUs: r.cpuUsPerRequest,
+        httpCpuUs: http?.cpuUsPerRequest,
+      };
+    });
+}
+
+/** The lines printed under the table (empty when no socket row ran). */
+export function socketLines(comparison) {
+  if (comparison.length === 0) return '';
+  const width = Math.max(...comparison.map((c) => c.id.length));
+  return [
+    'WebSocket vs HTTP (issue 10): the same call to the same server (production settings) in the same rounds, ' +
+      'one call in flight per socket / keep-alive connection:',
+    ...comparison.map(
+      (c) =>
+        `  ${c.id.padEnd(width)}  calls/s ${fmtRatio(c.ratio)} ${c.httpId}; server CPU µs/call ` +
+        `${fmt1(c.cpuUs)} vs ${fmt1(c.httpCpuUs)} (${fmtRatio(c.cpuRatio)})`,
+    ),
   ].join('\n');
 }

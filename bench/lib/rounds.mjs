@@ -4,7 +4,7 @@
 // `settings.retryContended` times: the rows of a round stay back to back, which is what
 // the paired ratios rest on, and a baseline can be measured on a host whose neighbours
 // steal a CPU now and then. Each round measured again is reported, with what it saw.
-import { waitForQuiet } from './quiet.mjs';
+import { waitForQuiet } from './contention.mjs';
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
@@ -20,7 +20,7 @@ export async function measureRounds(members, settings, log, measure) {
   const retries = settings.retryContended ?? 0;
   for (let round = 0; round < settings.rounds; round++) {
     for (let attempt = 0; ; attempt++) {
-      if (settings.quietWait > 0) await waitForQuiet({ maxWaitMs: settings.quietWait * 1000 });
+      if (settings.quietWait > 0) await waitForQuiet(settings.quietWait * 1000);
       const seen = [];
       for (const c of members) {
         if (errors.has(c.id)) continue;

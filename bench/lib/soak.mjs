@@ -1,6 +1,7 @@
 // Soak: 1,000,000 mixed requests (calls, batches, path-style, errors) against the
-// reference server with production settings (the trivial core server when it is not
-// usable yet), plus churning WebSocket subscriptions (soak-subscriptions.mjs).
+// reference server with production settings, plus a few clients churning signatureSubscribe
+// beside it: open a socket, subscribe to signatures the stand-in does not know, have it learn
+// some (the server's poll notifies them), unsubscribe the rest, close, reopen.
 // RSS after a collected heap at 10%, 40%, 70% and 100% of the calls. A leak grows with the
 // calls; warm-up (V8's old space and the allocator reaching their working size) levels off.
 // The verdict is the growth from the 40% reading to the end: more than 10% is a leak. (Judged
@@ -8,15 +9,20 @@
 // It leaves out V8's young generation, which is bounded and grows to its size under load: on
 // Node 24 it went 32 -> 64 -> 128 MB within 64k calls (RSS +66 MB, then flat to 160k calls);
 // with --max-semi-space-size=16 the same 40k soak read +1.7%. Node 20 keeps it at 32 MB.
-import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
-import { residentBreakdown } from './resident.mjs';
+import { mb, residentBreakdown } from './proc.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
-import { startSubscriptions } from './soak-subscriptions.mjs';
-import { call, freshSignatureBodies, getRoutes, getSignatureStatuses } from './requests.mjs';
+import {
+  call,
+  freshSignatureBodies,
+  getRoutes,
+  getSignatureStatuses,
+  randomSignatureTexts,
+} from './requests.mjs';
+import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
 
 export const LEAK_THRESHOLD = 0.1;
 
@@ -44,35 +50,85 @@ function mixedRequests(sigs) {
   ];
 }
 
+const CLIENTS = 4;
+const PER_SOCKET = 50;
+const LEARNED = 20; // of PER_SOCKET, notified; the others are unsubscribed
+const NOTIFY_WAIT_MS = 3_000; // several poll rounds (400 ms each)
+
+/** One socket's life: subscribe, learn some, wait for their notifications, unsubscribe the rest, close. */
+async function cycle(target, helperUrl, counts) {
+  const signatures = randomSignatureTexts(PER_SOCKET);
+  await tellStandIn(helperUrl, 'pending', signatures);
+  const client = await openSubscriber(target.url);
+  counts.sockets += 1;
+  try {
+    const ids = await client.subscribe(signatures);
+    counts.subscriptions += ids.length;
+    const notified = new Set();
+    client.onNotification = (id) => notified.add(id);
+    await tellStandIn(helperUrl, 'learn', signatures.slice(0, LEARNED));
+    await waitUntil(() => notified.size >= LEARNED, NOTIFY_WAIT_MS);
+    const rest = ids.filter((id) => !notified.has(id));
+    await client.unsubscribe(rest);
+    counts.unsubscribed += rest.length;
+    counts.notifications += client.notifications;
+    counts.missed += Math.max(0, LEARNED - notified.size);
+  } finally {
+    await client.close();
+    await tellStandIn(helperUrl, 'learn', signatures); // the stand-in forgets them
+  }
+}
+
+/**
+ * Starts subscription churn next to the HTTP load against `target` (with `helper`, its
+ * upstream stand-in); resolves with `{ active, reason, stop() }`; stop() resolves with the counts.
+ */
+async function startSubscriptions(target, helper, log) {
+  try {
+    await (await openSubscriber(target.url)).close();
+  } catch (err) {
+    return { active: false, reason: `no WebSocket on the target: ${err.message}`, stop: async () => ({}) };
+  }
+  const counts = { sockets: 0, subscriptions: 0, notifications: 0, unsubscribed: 0, missed: 0, errors: 0 };
+  let running = true;
+  const client = async () => {
+    while (running) {
+      try {
+        await cycle(target, helper.url, counts);
+      } catch (err) {
+        counts.errors += 1;
+        if (counts.errors <= 3) log(`  subscription churn: ${err.message}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, client);
+  log(`  WebSocket subscriptions: ${CLIENTS} clients churning ${PER_SOCKET} signatureSubscribe per socket`);
+  return {
+    active: true,
+    stop: async () => {
+      running = false;
+      await Promise.all(clients);
+      return counts;
+    },
+  };
+}
+
 /** The server to soak (with its upstream stand-in), primed, and the requests it gets. */
-async function startSoakTarget(log) {
+async function startSoakTarget() {
   const sigs = benchSignatures(256);
   const helper = await startTarget('upstream-standin.mjs');
-  const upstream = ['--upstream', helper.url];
-  const nodeArgs = ['--expose-gc'];
-  const args = ['--settings', 'production', '--statuses', 'soak', ...upstream];
-  const target = await startTarget('server.mjs', args, { nodeArgs });
-  if (!target.absent) {
-    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
-    const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
-    return { helper, target, server, requests: mixedRequests(sigs) };
-  }
-  log(`reference server absent (${target.absent}); soaking the trivial core server instead`);
-  return {
-    helper,
-    target: await startTarget('core-trivial.mjs', ['--adapter', 'node'], { nodeArgs }),
-    server: `core createNodeListener, trivial method (reference server absent: ${target.absent})`,
-    requests: [
-      { path: '/', body: TRIVIAL_REQUEST },
-      { path: '/ping', body: TRIVIAL_REQUEST },
-      { path: '/', body: call('nope') },
-    ],
-  };
+  const args = ['--settings', 'production', '--statuses', 'soak', '--upstream', helper.url];
+  const target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
+  if (target.absent) throw new Error(`reference server absent: ${target.absent}`);
+  await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
+  const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
+  return { helper, target, server, requests: mixedRequests(sigs) };
 }
 
 export async function soak(settings, log) {
   const total = settings.soakCalls;
-  const { helper, target, server, requests } = await startSoakTarget(log);
+  const { helper, target, server, requests } = await startSoakTarget();
   try {
     const start = await target.memory();
     log(
@@ -145,5 +201,4 @@ export async function soak(settings, log) {
   }
 }
 
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 const signedMb = (bytes) => (bytes >= 0 ? '+' : '') + mb(bytes);

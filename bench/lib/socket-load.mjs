@@ -4,7 +4,7 @@
 // comes back). autocannon has no WebSocket mode; this client is `ws`, in this process.
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { LatencyHistogram } from './latency-histogram.mjs';
+import { latencyHistogram, loadResult, measureLoad, warmUp } from './load.mjs';
 
 /** `http://host:port/path` → `ws://host:port/path`: the reference server upgrades at its mount root. */
 export const socketUrl = (url, path) => new URL(path, url.replace(/^http/, 'ws')).href;
@@ -67,7 +67,7 @@ export async function warmUpSocket(url, requests, { connections, pipelining }, s
 
 /** What measureLoad (load.mjs) returns, over sockets; `settings.duration` seconds. */
 export async function measureSocketLoad(url, requests, settings, onStart) {
-  const histogram = new LatencyHistogram();
+  const histogram = latencyHistogram();
   const r = await run(
     socketUrl(url, requests[0].path),
     requests,
@@ -75,20 +75,11 @@ export async function measureSocketLoad(url, requests, settings, onStart) {
     histogram,
     onStart,
   );
-  return {
-    reqPerSec: r.requests / r.seconds,
-    totalRequests: r.requests,
-    seconds: r.seconds,
-    latencyMs: {
-      p50: histogram.percentile(50),
-      p90: histogram.percentile(90),
-      p99: histogram.percentile(99),
-      mean: histogram.meanMs,
-      max: histogram.percentile(100),
-    },
-    errors: r.errors,
-    timeouts: 0,
-    non2xx: r.non2xx,
-    bytesPerSec: r.bytes / r.seconds,
-  };
+  return loadResult(r.requests, r.seconds, histogram, r, r.bytes / r.seconds);
 }
+
+const HTTP = { measure: measureLoad, warmUp };
+const WEBSOCKET = { measure: measureSocketLoad, warmUp: warmUpSocket };
+
+/** `{ measure, warmUp }` of case `c`: JSON-RPC over WebSocket for rows with `transport: 'websocket'`. */
+export const loadFor = (c) => (c.transport === 'websocket' ? WEBSOCKET : HTTP);

@@ -1,13 +1,8 @@
-// Clients of signatureSubscribe over JSON-RPC WebSocket, for the subscription
-// measurements and the soak: one socket, calls answered by id, notifications counted.
-import bs58 from 'bs58';
-import { randomBytes } from 'node:crypto';
+// Clients of signatureSubscribe over JSON-RPC WebSocket, for the subscription figures, the
+// notification delay and the soak: one socket, calls answered by id, notifications counted.
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { socketUrl } from './socket-load.mjs';
-
-/** `n` random signatures nobody knows (until the stand-in is told to learn them). */
-export const unknownSignatures = (n) => Array.from({ length: n }, () => bs58.encode(randomBytes(64)));
 
 /** Tells the upstream stand-in that `signatures` are unknown (`/pending`) or finalized (`/learn`). */
 export async function tellStandIn(helperUrl, list, signatures) {
@@ -16,9 +11,9 @@ export async function tellStandIn(helperUrl, list, signatures) {
   await res.text();
 }
 
-/** A socket to the server at `httpUrl`; resolves once open. */
-export async function openSubscriber(httpUrl) {
-  const ws = new WebSocket(socketUrl(httpUrl, '/'), { perMessageDeflate: false });
+/** A socket to `url` (ws://, or an http:// server upgrading at its root); resolves once open. */
+export async function openSubscriber(url) {
+  const ws = new WebSocket(url.startsWith('ws') ? url : socketUrl(url, '/'), { perMessageDeflate: false });
   await once(ws, 'open');
   const waiting = new Map();
   let nextId = 1;
@@ -27,7 +22,7 @@ export async function openSubscriber(httpUrl) {
     const msg = JSON.parse(String(data));
     if (msg.method === 'signatureNotification') {
       self.notifications += 1;
-      self.onNotification?.(msg.params.subscription);
+      self.onNotification?.(msg.params.subscription, msg.params.result);
     } else waiting.get(msg.id)?.(msg);
   });
   ws.on('close', () => {
@@ -40,8 +35,9 @@ export async function openSubscriber(httpUrl) {
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   /** Subscribes to each signature; resolves with the subscription ids, throws on a refusal. */
-  self.subscribe = async (signatures) => {
-    const answers = await Promise.all(signatures.map((s) => rpc('signatureSubscribe', [s])));
+  self.subscribe = async (signatures, config) => {
+    const params = (s) => (config ? [s, config] : [s]);
+    const answers = await Promise.all(signatures.map((s) => rpc('signatureSubscribe', params(s))));
     const refused = answers.find((a) => a.error);
     if (refused) throw new Error(`signatureSubscribe refused: ${JSON.stringify(refused.error)}`);
     return answers.map((a) => a.result);
@@ -53,4 +49,11 @@ export async function openSubscriber(httpUrl) {
     await once(ws, 'close');
   };
   return self;
+}
+
+/** Resolves true once `check()` holds, false when `ms` passed first. */
+export async function waitUntil(check, ms) {
+  for (const give = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 50)))
+    if (Date.now() > give) return false;
+  return true;
 }

@@ -24,6 +24,14 @@ export function summarise(c, group, samples, extra) {
   const failures = ok.reduce((n, s) => n + s.errors + s.timeouts + s.non2xx, 0);
   const contended = ok.filter((s) => s.contention);
   const notes = [...(extra.notes ?? []), ...evidenceNotes(c, evidence, requests)];
+  const redisUs = field(samples, (s) => s.redisCpuUsPerRequest);
+  if (redisUs > 0) notes.unshift(`redis-server ${redisUs.toFixed(1)} CPU µs/req`);
+  if (ok[0]?.callsPerInstance.length > 1) {
+    const perInstance = ok[0].callsPerInstance.map((_, k) =>
+      ok.reduce((t, s) => t + s.callsPerInstance[k], 0),
+    );
+    notes.unshift(`calls per instance: ${perInstance.join(' / ')}`);
+  }
   if (failures) notes.push(`${failures} errors/timeouts/non-2xx in ${requests} requests`);
   for (const n of new Set(ok.flatMap((s) => s.notes))) notes.push(n);
   return {
@@ -82,7 +90,9 @@ export function pairWithBaselines(rows, cases) {
         p50AddedMs: pairedAdded(row, b, 'p50'),
         p99AddedMs: pairedAdded(row, b, 'p99'),
       }));
+    // Under the table, or (rows of `instances`) in the row's notes.
     if (c.added) row.added = row.vs.map(addedNote);
+    if (c.instances) row.notes.unshift(...row.vs.map(addedNote));
   }
   return rows;
 }

@@ -6,17 +6,24 @@
 //   --settings sampled    - production with callLog.sampleRate 0.01: 1 successful call in 100
 //                           gets its line, every failure does (an option, not the default).
 //   --statuses memory     - memory cache + SQLite store + upstream (the defaults), primed by the runner;
+//              memory-only - memory cache, no store: what an instance answers from its own memory;
 //              sqlite     - no memory cache, store only;
-//              upstream   - no memory cache, no store: every call goes upstream;
+//              upstream   - no memory cache, no store: every call goes upstream (Redis first, if any);
 //              soak       - a 1000-entry cache, so later growth is a leak.
-//   --upstream-ws URL     - the upstream's websocket, where signatureSubscribe is relayed (else port + 1);
+//   --redis URL           - a Redis shared by several instances (rate budgets, finalized statuses);
+//   --rate-limit on       - a per-client budget far above the load, so every call pays for the
+//                           limiter (a Lua increment in Redis, or in memory) and none is refused;
+//   --upstream-ws URL     - the upstream's websocket, where signatureSubscribe is relayed (else port + 1;
+//                           off: polled, wsUrl false);
 //   --delegation URL      - the delegation router, with this base chain (validator A).
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
 import { join } from 'node:path';
 import { serveReferenceServer } from './lib/reference-server.mjs';
 import { absent, targetArgs } from './lib/serve.mjs';
 
-const { settings = 'production', statuses = 'memory', upstream, delegation, ...rest } = targetArgs();
+const args = targetArgs();
+const { settings = 'production', statuses = 'memory', upstream, delegation, redis } = args;
+const wsUrl = args['upstream-ws'];
 const SETTINGS = {
   production: { logLevel: 'info', metrics: { enabled: true } },
   lean: { logLevel: 'silent', metrics: { enabled: false } },
@@ -24,6 +31,7 @@ const SETTINGS = {
 }[settings];
 const CHAIN = {
   memory: { memory: {}, store: true },
+  'memory-only': { memory: {}, store: false },
   sqlite: { memory: { maxEntries: 0 }, store: true },
   upstream: { memory: { maxEntries: 0 }, store: false },
   soak: { memory: { maxEntries: 1000 }, store: true },
@@ -36,12 +44,14 @@ await serveReferenceServer(
     statuses: {
       memory: CHAIN.memory,
       store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
-      upstreams: upstream ? [{ url: upstream, wsUrl: rest['upstream-ws'] }] : [],
+      upstreams: upstream ? [{ url: upstream, wsUrl: wsUrl === 'off' ? false : wsUrl }] : [],
     },
     ...(delegation && { delegation: { baseChain: { url: delegation } } }),
+    ...(redis && { redis: { url: redis } }),
+    ...(args['rate-limit'] === 'on' && { rateLimit: { points: 1_000_000_000, durationSeconds: 1 } }),
   }),
   {
-    name: `reference server, ${settings} settings, statuses ${statuses}`,
+    name: `reference server, ${settings} settings, statuses ${statuses}${redis ? ', shared Redis' : ''}`,
     notes: [`${settings} settings`, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
     ...(SETTINGS.logLevel === 'silent' ? { logFile: undefined } : {}),
     metricsPath: SETTINGS.metrics.enabled ? '/metrics' : undefined,

@@ -1,5 +1,5 @@
 // How a real redis-server is started here, in plain JavaScript so that both the tests
-// (test/support/redis-server.ts, through tsx) and the bench (bench/lib/redis-server.mjs,
+// (test/support/redis-server.ts, through tsx) and the bench (bench/lib/group.mjs,
 // plain node) launch it the same way: loopback only, its own directory, no persistence.
 import { spawnSync } from 'node:child_process';
 

@@ -2,6 +2,7 @@
 // configured from a JSON file like an operator would, with per-call logs going to a file
 // (stdout here is the runner's control channel). Shared by server.mjs and server-shared.mjs.
 import { createLogger } from '@rollup-router/core';
+import * as server from '@rollup-router/server';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,13 +15,6 @@ import { absent, report, untilStopped } from './serve.mjs';
  * in, and shuts down + removes the temp dir on stop. `settings` gets the temp dir for files.
  */
 export async function serveReferenceServer(settings, ready) {
-  let server;
-  try {
-    server = await import('@rollup-router/server');
-  } catch (err) {
-    absent(`@rollup-router/server not usable (${err.code ?? err.message})`);
-  }
-
   const dir = mkdtempSync(join(tmpdir(), 'rollup-router-bench-'));
   const logFile = join(dir, 'calls.log');
   const configFile = join(dir, 'config.json');

@@ -1,36 +1,28 @@
-// `npm run bench:rss-unknown`: the server's memory while it looks up signatures nobody knows
-// (issue 26). The reference server with production settings and its default statuses chain
-// (100,000-entry memory cache, SQLite store) in front of the upstream stand-in answering null
-// for every signature; every call asks for fresh random signatures. RSS, the JS heap after a
+// `--rss-unknown`: the server's memory while it looks up signatures nobody knows. The
+// reference server with production settings and its default statuses chain (100,000-entry
+// memory cache, SQLite store) in front of the upstream stand-in answering null for every
+// signature; every call asks for fresh random signatures. RSS, the JS heap after a
 // forced GC, the malloc heap and V8's spaces are read after 100k, 200k, 400k, 800k and 1.6M
 // signatures, for 1 and for 256 signatures per call.
-//   -- --per-call 1,256     signatures per call (each a separate server)
-//   -- --signatures N       the last reading (default 1600000); readings at N/16, N/8, N/4, N/2, N
-//   -- --idle S             one more reading after S seconds without calls (default 30): what V8's
+//   --per-call 1,256     signatures per call (each a separate server)
+//   --signatures N       the last reading (default 1600000); readings at N/16, N/8, N/4, N/2, N
+//   --idle S             one more reading after S seconds without calls (default 30): what V8's
 //                           memory reducer gives back when the server is idle
-//   -- --snapshots DIR      a heap snapshot at each reading, and the constructors whose count
+//   --snapshots DIR      a heap snapshot at each reading, and the constructors whose count
 //                           grew between the second reading and the last
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureLoad } from './lib/load.mjs';
-import { killChildrenOnExit, startTarget } from './lib/processes.mjs';
-import { freshSignatureBodies } from './lib/requests.mjs';
-import { residentBreakdown } from './lib/resident.mjs';
-import { targetArgs } from './targets/lib/serve.mjs';
-import { grownConstructors } from './lib/snapshot-counts.mjs';
+import { targetArgs } from '../targets/lib/serve.mjs';
+import { measureLoad } from './load.mjs';
+import { startTarget } from './processes.mjs';
+import { freshSignatureBodies } from './requests.mjs';
+import { mb, residentBreakdown } from './proc.mjs';
 
-const args = targetArgs();
-const perCalls = (args['per-call'] ?? '1,256').split(',').map(Number);
-const total = Number(args.signatures ?? 1_600_000);
-const idle = Number(args.idle ?? 30);
 const READ_AT = [1 / 16, 1 / 8, 1 / 4, 1 / 2, 1];
 const log = (line) => process.stderr.write(`${line}\n`);
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
-killChildrenOnExit();
-
-async function measure(perCall) {
-  const snapshots = args.snapshots && `${args.snapshots}/per-call-${perCall}`;
+async function measure(perCall, { total, idle, snapshotDir }) {
+  const snapshots = snapshotDir && `${snapshotDir}/per-call-${perCall}`;
   if (snapshots) mkdirSync(snapshots, { recursive: true });
   const nodeArgs = ['--expose-gc'];
   const helper = await startTarget('upstream-standin.mjs', ['--unknown', 'all']);
@@ -91,6 +83,48 @@ async function reading(target, perCall, signatures, when = 'loaded') {
   return { perCall, signatures, when, ...memory, resident };
 }
 
-const readings = [];
-for (const perCall of perCalls) readings.push(...(await measure(perCall)));
-process.stdout.write(JSON.stringify(readings) + '\n');
+/** A heap snapshot's nodes counted by constructor: `{ "<type>:<name>": { count, bytes } }`. */
+function constructorCounts(file) {
+  const { snapshot, nodes, strings } = JSON.parse(readFileSync(file, 'utf8'));
+  const fields = snapshot.meta.node_fields;
+  const types = snapshot.meta.node_types[0];
+  const [type, name, size] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
+  const counts = {};
+  for (let i = 0; i < nodes.length; i += fields.length) {
+    const kind = types[nodes[i + type]];
+    // Strings and numbers are named by their value: one bucket per kind.
+    const key = ['object', 'closure', 'native'].includes(kind) ? `${kind}:${strings[nodes[i + name]]}` : kind;
+    const c = (counts[key] ??= { count: 0, bytes: 0 });
+    c.count += 1;
+    c.bytes += nodes[i + size];
+  }
+  return counts;
+}
+
+/** The constructors whose count grew from `before` to `after` by more than 100, most first. */
+function grownConstructors(before, after) {
+  const [a, b] = [constructorCounts(before), constructorCounts(after)];
+  return Object.entries(b)
+    .map(([key, { count, bytes }]) => ({
+      key,
+      count: count - (a[key]?.count ?? 0),
+      bytes: bytes - (a[key]?.bytes ?? 0),
+    }))
+    .filter((d) => d.count > 100)
+    .sort((x, y) => y.count - x.count)
+    .slice(0, 15);
+}
+
+export async function rssUnknown(argv) {
+  const args = targetArgs(argv);
+  const settings = {
+    total: Number(args.signatures ?? 1_600_000),
+    idle: Number(args.idle ?? 30),
+    snapshotDir: args.snapshots,
+  };
+  const readings = [];
+  for (const perCall of (args['per-call'] ?? '1,256').split(',').map(Number))
+    readings.push(...(await measure(perCall, settings)));
+  process.stdout.write(JSON.stringify(readings) + '\n');
+  return 0;
+}
