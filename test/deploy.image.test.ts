@@ -1,6 +1,7 @@
 // The Dockerfile, built and run with podman: from a base of Debian packages and Node from npm
 // (deploy/container/node-base.sh), since no container registry is reachable here. A cold build
-// takes about 10 minutes on 2 shared CPUs, so it runs only when asked:
+// takes about 10 minutes on 2 shared CPUs (4 with the base built), so `npm test` leaves it out and
+// .ci/run runs it as a step of its own:
 //   ROLLUP_ROUTER_IMAGE_TEST=1 npx mocha test/deploy.image.test.ts
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
