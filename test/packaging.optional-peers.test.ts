@@ -176,4 +176,35 @@ console.log(JSON.stringify(out));
     );
     expect(out.client).to.equal('JsonRpcClient is used but undici is not installed: npm install undici');
   });
+
+  it('@rollup-router/core without its transports type-checks with skipLibCheck off: its declarations name none of them', () => {
+    const refused = new Set(['ws', 'undici', 'proxy-addr', 'rate-limiter-flexible']);
+    const project = projectWithout(['@rollup-router/core', '@types/node'], refused);
+    projects.push(project);
+    writeFileSync(
+      path.join(project, 'app.ts'),
+      `import { createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
+const ping = defineMethod<undefined, string>({ name: 'ping', handler: () => 'pong' });
+export const listener = createNodeListener(createRpc({ methods: [ping] }));
+`,
+    );
+    const options = {
+      strict: true,
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      target: 'ES2022',
+      noEmit: true,
+      skipLibCheck: false,
+      preserveSymlinks: true,
+      types: ['node'],
+    };
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: options, files: ['app.ts'] }),
+    );
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const ran = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', timeout: 120_000 });
+    expect(`${ran.stdout}${ran.stderr}`.trim()).to.equal('');
+    expect(ran.status).to.equal(0);
+  });
 });

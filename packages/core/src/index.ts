@@ -65,3 +65,4 @@ export {
 } from './subscriptions/definition.js';
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';
+export type { RateLimiterLike } from './rate-limit.js';

@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
-import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { loadOptionalPackage } from './optional-package.js';
+
+/**
+ * What core calls on a limiter: any of rate-limiter-flexible's stores (RateLimiterMemory,
+ * RateLimiterRedis, ...) fits. Typed here by shape, so that core's declarations name no type
+ * of that package, an optional peer (a project without it type-checks with skipLibCheck off).
+ */
+export interface RateLimiterLike {
+  consume(key: string, points?: number): Promise<unknown>;
+}
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -15,7 +23,7 @@ export interface RateLimitDecision {
  */
 export class RateLimit {
   /** Budgets are keyed by client address (admission.ts says which, from trustProxy). */
-  constructor(private readonly limiter: RateLimiterAbstract) {}
+  constructor(private readonly limiter: RateLimiterLike) {}
 
   /** The default store; rate-limiter-flexible is an optional peer, loaded only when a budget is set. */
   static inMemory(points: number, durationSeconds: number): RateLimit {
@@ -65,6 +73,6 @@ export class RateLimit {
  * (rateLimiter) may come from another copy of rate-limiter-flexible than the one core
  * would load, and none is loaded at all when only a limiter is passed.
  */
-const isLimiterResult = (rejection: unknown): rejection is RateLimiterRes =>
+const isLimiterResult = (rejection: unknown): rejection is { readonly msBeforeNext: number } =>
   !(rejection instanceof Error) &&
   typeof (rejection as { msBeforeNext?: unknown } | null)?.msBeforeNext === 'number';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Admission, refusalData, type Refusal } from './admission.js';
 import { ApiKeys } from './api-keys.js';
 import type { CallScope } from './call.js';
@@ -27,7 +26,7 @@ import type { Guard } from './guard.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
-import { RateLimit } from './rate-limit.js';
+import { RateLimit, type RateLimiterLike } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
 import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
@@ -55,7 +54,7 @@ export interface RpcOptions<C = undefined> extends CoreOptions {
   readonly context?: ContextFunction<C>;
   readonly logger?: Logger;
   /** A rate-limiter-flexible limiter to use instead of the in-memory one (e.g. RateLimiterRedis). */
-  readonly rateLimiter?: RateLimiterAbstract;
+  readonly rateLimiter?: RateLimiterLike;
 }
 
 /**
