@@ -28,7 +28,7 @@ export function getBlockhashForAccountsMethod(
     result: blockhashForAccountsResultSchema,
     handler: async ([accounts], ctx) => {
       const target = await routing.targetOf(accounts);
-      const { blockhash, lastValidBlockHeight } = await recent.of(target, ctx.signal);
+      const { blockhash, lastValidBlockHeight } = await recent.of(target, ctx);
       blockhashes.remember(blockhash, target);
       return { blockhash, lastValidBlockHeight };
     },

@@ -25,9 +25,10 @@ export class RecentBlockhashes {
     private readonly maxAgeMs: number,
   ) {}
 
-  of(upstream: Upstream, signal: AbortSignal): Promise<BlockhashForAccountsResult> {
+  /** `call.signal` is read only for a read of its own: a call's signal is made on first use. */
+  of(upstream: Upstream, call: { readonly signal: AbortSignal }): Promise<BlockhashForAccountsResult> {
     // Not shared: a caller's signal ends only its own read.
-    if (this.maxAgeMs === 0) return this.read(upstream, signal);
+    if (this.maxAgeMs === 0) return this.read(upstream, call.signal);
     const now = performance.now();
     const held = this.reads.get(upstream.name);
     if (held !== undefined && now - held.at <= this.maxAgeMs) return held.value;
