@@ -15,9 +15,9 @@ import {
   defineMethod,
   definePlugin,
   RpcError,
-  expressRpc,
   type Guard,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { createClient, RpcCallError } from '@rollup-router/core/client';
 import { getRoutesMethod, routesPlugin } from '@rollup-router/routes';
 

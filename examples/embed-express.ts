@@ -2,7 +2,8 @@
 // the JSON-RPC service mounted beside them at /rpc with a custom method.
 // Run: node --import tsx examples/embed-express.ts   (PORT=0 picks a free port)
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createRpc, defineMethodFromSchemas, definePlugin, expressRpc } from '@rollup-router/core';
+import { createRpc, defineMethodFromSchemas, definePlugin } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 
 const getGreeting = defineMethodFromSchemas({
   name: 'getGreeting',

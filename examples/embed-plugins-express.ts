@@ -7,13 +7,8 @@
 //   PORT=0              picks a free port (default 3000)
 //   SOLANA_RPC_URL=...  comma-separated upstreams for getSignatureStatuses (default: validator A, 127.0.0.1:17799)
 import express, { type NextFunction, type Request, type Response } from 'express';
-import {
-  createLogger,
-  createRpc,
-  defineMethodFromSchemas,
-  definePlugin,
-  expressRpc,
-} from '@rollup-router/core';
+import { createLogger, createRpc, defineMethodFromSchemas, definePlugin } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { routesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 

@@ -8,10 +8,10 @@ import {
   createNodeListener,
   createRpc,
   defineMethod,
-  expressRpc,
   RpcError,
   type Rpc,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const JSON_CT = { 'content-type': 'application/json' };

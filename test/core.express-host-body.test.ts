@@ -6,10 +6,10 @@ import {
   createNodeListener,
   createRpc,
   defineMethod,
-  expressRpc,
   type CallEvent,
   type Rpc,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { listen, memoryLog, post, type Listening } from '@rollup-router/test-support/http';
 
 const CALL = '{"jsonrpc":"2.0","id":7,"method":"double","params":[21]}';

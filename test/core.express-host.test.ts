@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createLogger, createRpc, defineMethod, expressRpc } from '@rollup-router/core';
+import { createLogger, createRpc, defineMethod } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { listen, post, type Listening } from '@rollup-router/test-support/http';
 import { spawnListening, type Spawned } from '@rollup-router/test-support/spawn';
 

@@ -100,14 +100,9 @@ describe('packaging: CommonJS consumers', function () {
       'noParamsSchema',
     ];
     const main = requiredKeys('@rollup-router/core');
-    expect(main).to.include.members([
-      'createRpc',
-      'definePlugin',
-      'expressRpc',
-      'attachWebSocket',
-      'RpcError',
-    ]);
-    expect(main.filter((key) => shared.includes(key))).to.deep.equal([]);
+    expect(main).to.include.members(['createRpc', 'definePlugin', 'attachWebSocket', 'RpcError']);
+    expect(main.filter((key) => shared.includes(key) || key === 'expressRpc')).to.deep.equal([]);
+    expect(requiredKeys('@rollup-router/core/express')).to.deep.equal(['expressRpc']);
     expect(requiredKeys('@rollup-router/core/internal')).to.include.members(shared);
   });
 });

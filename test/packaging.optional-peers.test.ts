@@ -136,7 +136,14 @@ console.log(JSON.stringify(out));
   });
 
   it('@rollup-router/core without its transports: the dispatcher works over node:http, and each transport names its package', () => {
-    const refused = new Set(['ws', 'undici', 'proxy-addr', 'rate-limiter-flexible']);
+    const refused = new Set([
+      'ws',
+      'undici',
+      'proxy-addr',
+      'rate-limiter-flexible',
+      'express',
+      '@types/express',
+    ]);
     const project = projectWithout(['@rollup-router/core'], refused);
     projects.push(project);
     const out = runIn(
@@ -178,7 +185,14 @@ console.log(JSON.stringify(out));
   });
 
   it('@rollup-router/core without its transports type-checks with skipLibCheck off: its declarations name none of them', () => {
-    const refused = new Set(['ws', 'undici', 'proxy-addr', 'rate-limiter-flexible']);
+    const refused = new Set([
+      'ws',
+      'undici',
+      'proxy-addr',
+      'rate-limiter-flexible',
+      'express',
+      '@types/express',
+    ]);
     const project = projectWithout(['@rollup-router/core', '@types/node'], refused);
     projects.push(project);
     writeFileSync(

@@ -2,7 +2,8 @@
 // (`--adapter express`, `app.use(expressRpc(rpc))`) or the standalone node:http listener
 // (`--adapter node`, `createNodeListener(rpc)`). Logging is on, as in production;
 // `--logging off` (level silent) is a diagnostic row only: what the log line costs.
-import { createNodeListener, createRpc, defineMethod, expressRpc } from '@rollup-router/core';
+import { createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import express from 'express';
 import http from 'node:http';
 import { benchLogger, LOGGING_NOTE, silentLogger } from './lib/bench-logger.mjs';

@@ -1,7 +1,8 @@
 // Ours, embedded: createRpc + routesPlugin (10 inline nodes) + signatureStatusesPlugin
 // (memory cache in front of `--upstream`, which the runner primes it through) mounted at
 // /rpc in a host Express app that has its own parser and routes, as the embedding docs show.
-import { createRpc, expressRpc } from '@rollup-router/core';
+import { createRpc } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { routesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 import express from 'express';

@@ -53,7 +53,6 @@ export { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-sta
 export { createLogger, flushQuietly, logDestination, REDACTED_PATHS, type LoggerOptions } from './logger.js';
 export type { OpenRpcDocument, OpenRpcMethod, OpenRpcContentDescriptor } from './discovery.js';
 export { createNodeListener, type NodeListenerOptions } from './adapters/node.js';
-export { expressRpc, type ExpressRpcOptions } from './adapters/express.js';
 export type { CoreOptions, JsonrpcRequest, JsonrpcResponse } from './generated/schemas.js';
 export { coreOptionsSchema, jsonrpcRequestSchema, jsonrpcResponseSchema } from './generated/schemas.js';
 export { attachWebSocket, WebSocketTransport, type WebSocketOptions } from './adapters/websocket.js';

@@ -15,13 +15,13 @@ import {
   defineMethodFromSchemas,
   definePlugin,
   defineSubscription,
-  expressRpc,
   RpcError,
   type CallContext,
   type Rpc,
   type SubscriptionSink,
   type WebSocketTransport,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { createClient, RpcCallError, RpcNoAnswerError } from '@rollup-router/core/client';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 

@@ -12,11 +12,11 @@ import {
   createRpc,
   defineMethod,
   definePlugin,
-  expressRpc,
   RpcError,
   type Rpc,
   type WebSocketTransport,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 import { post } from '@rollup-router/test-support/http';
 import { refusedUpgrade, TestSocket } from '@rollup-router/test-support/ws-client';
 

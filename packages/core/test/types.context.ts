@@ -8,10 +8,10 @@ import {
   defineMethod,
   defineMethodFromSchemas,
   definePlugin,
-  expressRpc,
   type CallContext,
   type HostRequest,
 } from '@rollup-router/core';
+import { expressRpc } from '@rollup-router/core/express';
 
 interface AppContext {
   readonly userId: string;
