@@ -1,6 +1,7 @@
 // The delegation router, the methods MagicBlock's SDKs call: the reference server with its
 // base chain on validator A (dlg.*) against validator A itself (v.*) and the Rust Magic
-// Router (r.*), which sends a base-chain transaction to A too.
+// Router (r.*), which sends a base-chain transaction to A too, and bare node:http forwarding
+// each body to A with undici (p.*): Node's ceiling for a forwarding hop.
 //   *.sendTransaction: one connection, closed loop, a fixed number of sends per round, each a
 //     new signed transfer on A (transfers.mjs): the rows' p50 and p99 minus A's are the
 //     latency a router adds (the `added` notes and the goal).
@@ -34,6 +35,10 @@ export function delegationCases({ peerAbsent, pids }) {
   const where = {
     dlg: { target: SERVER, what: 'reference server, delegation router, production settings' },
     v: { peer: { url: VALIDATOR_URL, pid: pids.validatorA }, what: 'validator A direct' },
+    p: {
+      target: { script: 'forward-http.mjs', args: ['--upstream', VALIDATOR_URL] },
+      what: 'node:http + undici forwarding to A, nothing else (ceiling)',
+    },
     r: {
       peer: { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA },
       what: 'Rust Magic Router, to A',
@@ -42,7 +47,7 @@ export function delegationCases({ peerAbsent, pids }) {
   const row = (at, id, fields) => ({
     id: `${at}.${id}`,
     group: at === 'dlg' ? 'ours' : 'baseline',
-    ...(at === 'dlg' ? { target: where[at].target } : { peer: where[at].peer }),
+    ...(where[at].target ? { target: where[at].target } : { peer: where[at].peer }),
     absent: peerAbsent, // ours needs validator A as its base chain
     ...fields,
     what: `${fields.what}, ${where[at].what}`,
@@ -68,8 +73,9 @@ export function delegationCases({ peerAbsent, pids }) {
       vs: at === 'dlg' ? [`r.blockhash-${kind}`] : undefined,
     });
   return [
-    send('dlg', ['v.sendTransaction', 'r.sendTransaction']),
+    send('dlg', ['v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction']),
     send('v'),
+    send('p', ['v.sendTransaction']),
     send('r', ['v.sendTransaction']),
     ...['dlg', 'r'].flatMap((at) => [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])]),
   ];

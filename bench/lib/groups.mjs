@@ -51,7 +51,7 @@ export const GROUPS = [
   // The delegation router (the SDKs' methods): the latency it adds to a send, its blockhashes.
   {
     name: 'delegation router: sendTransaction to A, 1 connection',
-    quick: ['dlg.sendTransaction', 'v.sendTransaction', 'r.sendTransaction'],
+    quick: ['dlg.sendTransaction', 'v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction'],
   },
   {
     name: 'delegation router: getBlockhashForAccounts',
