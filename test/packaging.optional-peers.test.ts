@@ -81,6 +81,32 @@ function runIn(project: string, script: string): Record<string, unknown> {
   return JSON.parse(ran.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
+/**
+ * Type-checks `source` as app.ts of `project` with skipLibCheck off, so every declaration
+ * file it reaches is checked: a type of a package missing from the project is an error.
+ */
+function expectTypeChecks(project: string, source: string): void {
+  writeFileSync(path.join(project, 'app.ts'), source);
+  const options = {
+    strict: true,
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    target: 'ES2022',
+    noEmit: true,
+    skipLibCheck: false,
+    preserveSymlinks: true,
+    types: ['node'],
+  };
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: options, files: ['app.ts'] }),
+  );
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ran = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', timeout: 120_000 });
+  expect(`${ran.stdout}${ran.stderr}`.trim()).to.equal('');
+  expect(ran.status).to.equal(0);
+}
+
 /** Script lines: `absent` maps each refused package to the code resolving it fails with. */
 const probeAbsent = (refused: ReadonlySet<string>): string => `
 const out = { absent: {} };
@@ -195,30 +221,34 @@ console.log(JSON.stringify(out));
     ]);
     const project = projectWithout(['@rollup-router/core', '@types/node'], refused);
     projects.push(project);
-    writeFileSync(
-      path.join(project, 'app.ts'),
+    expectTypeChecks(
+      project,
       `import { createNodeListener, createRpc, defineMethod } from '@rollup-router/core';
 const ping = defineMethod<undefined, string>({ name: 'ping', handler: () => 'pong' });
 export const listener = createNodeListener(createRpc({ methods: [ping] }));
 `,
     );
-    const options = {
-      strict: true,
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      target: 'ES2022',
-      noEmit: true,
-      skipLibCheck: false,
-      preserveSymlinks: true,
-      types: ['node'],
-    };
-    writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: options, files: ['app.ts'] }),
+  });
+
+  it('@rollup-router/signature-statuses without better-sqlite3 and ioredis type-checks with skipLibCheck off: its declarations name neither', () => {
+    const refused = new Set(['better-sqlite3', '@types/better-sqlite3', 'ioredis']);
+    const project = projectWithout(['@rollup-router/signature-statuses', '@types/node'], refused);
+    projects.push(project);
+    expectTypeChecks(
+      project,
+      `import http from 'node:http';
+import { createNodeListener, createRpc } from '@rollup-router/core';
+import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
+
+const statuses = signatureStatusesPlugin({
+  store: false,
+  upstreams: [{ url: 'https://api.mainnet-beta.solana.com', name: 'mainnet' }],
+  onLookup: (layer, count) => console.log(\`\${count} signature(s) settled by \${layer}\`),
+});
+const rpc = createRpc({ plugins: [statuses] });
+export const server = http.createServer(createNodeListener(rpc));
+export const tracked: boolean = statuses.track('1'.repeat(64), 'mainnet');
+`,
     );
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const ran = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', timeout: 120_000 });
-    expect(`${ran.stdout}${ran.stderr}`.trim()).to.equal('');
-    expect(ran.status).to.equal(0);
   });
 });

@@ -1,8 +1,11 @@
 import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-router/delegation-router';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
-import { signatureStatusesPlugin, type SignatureStatusesPlugin } from '@rollup-router/signature-statuses';
+import {
+  signatureStatusesPlugin,
+  type RedisClientLike,
+  type SignatureStatusesPlugin,
+} from '@rollup-router/signature-statuses';
 import type { Plugin } from '@rollup-router/core';
-import type { Redis } from 'ioredis';
 import type { ServerConfig } from './config/server-config.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import type { UpstreamWatch } from './readiness/upstream-watch.js';
@@ -30,7 +33,7 @@ export function buildPlugins(
   config: ServerConfig,
   metrics: ServerMetrics | undefined,
   upstreams: UpstreamWatch,
-  redis?: Redis,
+  redis?: RedisClientLike,
 ): ServerPlugins {
   const routes = routesPlugin(routesOptions(config.routes));
   if (metrics) {
@@ -70,7 +73,7 @@ function delegationOf(
   config: ServerConfig,
   routes: RoutesPlugin,
   statuses: SignatureStatusesPlugin,
-  redis: Redis | undefined,
+  redis: RedisClientLike | undefined,
 ): DelegationRouterPlugin | undefined {
   const { baseChain: _base, ...rest } = config.delegation;
   const base = baseChainOf(config);

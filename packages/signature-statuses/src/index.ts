@@ -28,4 +28,5 @@ export { UpstreamSocket } from '@rollup-router/core/upstream-socket';
 export type { StatusesRedisOption } from './options.js';
 export { createRedisClient, redactRedisUrl, type RedisConnectOptions } from './redis/redis-client.js';
 export { RedisLink, RedisAuthError } from './redis/redis-link.js';
+export type { RedisClientLike, RedisPipelineLike } from './redis/redis-client-like.js';
 export { redisOptionsSchema, type RedisOptions, type RedisOptionsResolved } from './generated/schemas.js';

@@ -1,5 +1,5 @@
 import { validateOptions } from '@rollup-router/core';
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis/redis-client-like.js';
 import type { StatusesObservers } from './events.js';
 import {
   redisOptionsSchema,
@@ -23,9 +23,11 @@ export interface SignatureStatusesHooks extends StatusesObservers {
  * A Redis shared with other instances: `{ url, ... }` (the plugin connects at start and
  * disconnects at stop), or an ioredis client of yours (yours to connect and close; give it
  * a commandTimeout and no offline queue so a down Redis fails fast), alone or as
- * `{ client, statusTtlSeconds, ... }`. The JSON part is schemas/redis-options.schema.json.
+ * `{ client, statusTtlSeconds, ... }`. The client is typed by shape (RedisClientLike): an
+ * ioredis client fits, and a project without ioredis type-checks. The JSON part is
+ * schemas/redis-options.schema.json.
  */
-export type StatusesRedisOption = Redis | (RedisOptions & { readonly client?: Redis });
+export type StatusesRedisOption = RedisClientLike | (RedisOptions & { readonly client?: RedisClientLike });
 
 export type SignatureStatusesOptions = StatusesPluginOptions &
   SignatureStatusesHooks & { readonly redis?: StatusesRedisOption };
@@ -36,14 +38,14 @@ export type ResolvedOptions = StatusesPluginOptionsResolved;
 /** The redis option resolved: its JSON part with defaults, and the caller's client if one was given. */
 export interface ResolvedRedis {
   readonly options: RedisOptionsResolved;
-  readonly client: Redis | undefined;
+  readonly client: RedisClientLike | undefined;
 }
 
 /** What configures the connection, so only with `url`. */
 const CONNECTION_KEYS = ['keyPrefix', 'commandTimeoutMs', 'connectTimeoutMs'] as const;
 
-const isClient = (v: unknown): v is Redis =>
-  v !== null && typeof v === 'object' && typeof (v as Redis).mget === 'function';
+const isClient = (v: unknown): v is RedisClientLike =>
+  v !== null && typeof v === 'object' && typeof (v as RedisClientLike).mget === 'function';
 
 /** Splits the function options off, validates the rest against its schema and fills the defaults. */
 export function resolveOptions(options: SignatureStatusesOptions = {}): {

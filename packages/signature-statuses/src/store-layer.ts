@@ -2,7 +2,7 @@ import type { PluginContext } from '@rollup-router/core';
 import { findEach, type LearnedStatus, type StatusLayer } from './layer.js';
 import type { ResolvedOptions } from './options.js';
 import type { SignatureStatus } from './status.js';
-import { loadSqlite, StatusStore, type FinalizedRecord } from './store.js';
+import { requireSqlite, StatusStore, type FinalizedRecord } from './store.js';
 
 /** The plugin's `store` option when there is a store. */
 type StoreOptions = Exclude<ResolvedOptions['store'], false>;
@@ -15,7 +15,7 @@ export class StoreLayer implements StatusLayer {
 
   constructor(private readonly options: StoreOptions) {
     // Refused when the plugin is made, not at start: the setting needs a package not installed.
-    loadSqlite('signature-statuses option /store is set');
+    requireSqlite('signature-statuses option /store is set');
   }
 
   get path(): string {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadOptionalPackage } from '@rollup-router/core/internal';
+// Only in private members and bodies: the declarations name no type of this optional peer.
 import type Database from 'better-sqlite3';
 import { SignatureBloom } from './signature-bloom.js';
 import { finalizedStatus, type SignatureStatus, type TransactionError } from './status.js';
@@ -247,8 +248,17 @@ export class StatusStore {
  * better-sqlite3, an optional peer (a native build): loaded when a store is opened or
  * configured. `neededBy` says what asked for it, for the error when it is not installed.
  */
-export const loadSqlite = (neededBy: string): typeof Database =>
+const loadSqlite = (neededBy: string): typeof Database =>
   loadOptionalPackage<typeof Database>(import.meta.url, 'better-sqlite3', neededBy);
+
+/**
+ * Throws, naming better-sqlite3 and `neededBy`, when it is not installed: a setting that
+ * needs it is refused when made. Returns nothing, so that no declaration of the package
+ * names a type of better-sqlite3 (its Database stays in StatusStore's private members).
+ */
+export function requireSqlite(neededBy: string): void {
+  loadSqlite(neededBy);
+}
 
 const statusOf = (row: Row): SignatureStatus =>
   finalizedStatus(row.slot, row.err === null ? null : (JSON.parse(row.err) as TransactionError));

@@ -2,9 +2,9 @@ import {
   createRedisClient,
   RedisAuthError,
   RedisLink,
+  type RedisClientLike,
   type RedisConnectOptions,
 } from '@rollup-router/signature-statuses';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ConfigError } from '../config/config-error.js';
@@ -19,7 +19,7 @@ const URL_KEY = '/redis/url (or ROLLUP_ROUTER_REDIS_URL)';
  */
 export class SharedRedis {
   private constructor(
-    readonly client: Redis,
+    readonly client: RedisClientLike,
     readonly link: RedisLink,
   ) {}
 

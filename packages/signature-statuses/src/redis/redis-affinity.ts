@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis-client-like.js';
 import { Affinity, type AffinityStore } from '../upstream/affinity.js';
 import { isReady } from './redis-client.js';
 
@@ -17,7 +17,7 @@ export class SharedAffinity implements AffinityStore {
   private readonly local: Affinity;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClientLike,
     maxTracked: number,
     private readonly ttlSeconds: number,
   ) {

@@ -1,5 +1,5 @@
 import { loadOptionalPackage } from '@rollup-router/core/internal';
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis-client-like.js';
 import type { RedisOptionsResolved } from '../generated/schemas.js';
 
 /** The Redis options with a URL to connect to. */
@@ -17,7 +17,7 @@ export type RedisConnectOptions = RedisOptionsResolved & { readonly url: string 
 export function createRedisClient(
   options: RedisConnectOptions,
   neededBy = 'createRedisClient is called',
-): Redis {
+): RedisClientLike {
   // An optional peer: loaded only when a Redis URL is configured.
   const { Redis } = loadOptionalPackage<typeof import('ioredis')>(import.meta.url, 'ioredis', neededBy);
   return new Redis(options.url, {
@@ -32,7 +32,7 @@ export function createRedisClient(
 }
 
 /** Whether commands can be sent now; callers skip Redis otherwise, without waiting. */
-export const isReady = (client: Redis): boolean => client.status === 'ready';
+export const isReady = (client: RedisClientLike): boolean => client.status === 'ready';
 
 /**
  * A Redis URL fit for logs and printed configs: scheme, host, port and database, with

@@ -1,5 +1,5 @@
 import type { PluginContext } from '@rollup-router/core';
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis-client-like.js';
 
 type Logger = PluginContext['log'];
 
@@ -32,7 +32,7 @@ export class RedisLink {
   private readonly listeners: ((up: boolean) => void)[] = [];
 
   constructor(
-    readonly client: Redis,
+    readonly client: RedisClientLike,
     private readonly log: Logger,
   ) {
     client.on('ready', () => this.becameUp());

@@ -1,5 +1,5 @@
 import { compileSchema, type PluginContext } from '@rollup-router/core';
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis-client-like.js';
 import { signatureStatusSchema } from '../generated/schemas.js';
 import type { LearnedStatus, StatusLayer } from '../layer.js';
 import { finalizedStatus, statusMatchesErr, type SignatureStatus } from '../status.js';
@@ -40,7 +40,7 @@ export class RedisStatusLayer implements StatusLayer {
   private log: PluginContext['log'] | undefined;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClientLike,
     private readonly ttlSeconds: number,
   ) {}
 

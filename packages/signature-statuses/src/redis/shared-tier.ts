@@ -1,5 +1,5 @@
 import type { PluginContext } from '@rollup-router/core';
-import type { Redis } from 'ioredis';
+import type { RedisClientLike } from './redis-client-like.js';
 import type { ResolvedRedis } from '../options.js';
 import { createRedisClient } from './redis-client.js';
 import { SharedAffinity } from './redis-affinity.js';
@@ -12,7 +12,7 @@ import { RedisStatusLayer } from './redis-status-layer.js';
  * logged by a RedisLink).
  */
 export class SharedTier {
-  readonly client: Redis;
+  readonly client: RedisClientLike;
   readonly layer: RedisStatusLayer;
   readonly affinity: SharedAffinity;
   private readonly owned: boolean;
