@@ -46,7 +46,12 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
       subscriptions: false,
     });
     const quick = selectGroups({ quick: true }, new Map()).flatMap((g) => g.members);
-    expect(quick).to.include.members(['dlg.sendTransaction', 'v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction']);
+    expect(quick).to.include.members([
+      'dlg.sendTransaction',
+      'v.sendTransaction',
+      'p.sendTransaction',
+      'r.sendTransaction',
+    ]);
     expect(quick).to.not.include('dlg.blockhash-empty');
     const only = selectGroups({ quick: false, only: /blockhash/ }, new Map());
     expect(only.flatMap((g) => g.members)).to.deep.equal([
