@@ -8,6 +8,13 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from '@solana/web3.js';
+import {
+  fixDecoderSize,
+  getArrayDecoder,
+  getBytesDecoder,
+  getCompiledTransactionMessageDecoder,
+  getShortU16Decoder,
+} from '@solana/kit';
 import { decodeWireTransaction } from '../src/index.js';
 
 const BLOCKHASH = bs58.encode(new Uint8Array(32).fill(7));
@@ -88,6 +95,127 @@ describe('decodeWireTransaction', () => {
         const decoded = decodeWireTransaction(Buffer.from(bytes).toString('base64'), 'base64');
         if (!decoded.ok) expect(decoded.reason).to.be.a('string');
       }),
+    );
+  });
+});
+
+/**
+ * What kit's own decoders make of the same bytes, with the rules decodeWireTransaction
+ * applies: the reference the codecs-built reader must agree with, byte for byte.
+ */
+function kitReading(bytes: Uint8Array): { writableStatic: string[]; lookups: unknown[] } | undefined {
+  try {
+    const [signatures, at] = getArrayDecoder(fixDecoderSize(getBytesDecoder(), 64), {
+      size: getShortU16Decoder(),
+    }).read(bytes, 0);
+    const [message, end] = getCompiledTransactionMessageDecoder().read(bytes, at);
+    if (end !== bytes.length || (message.version !== 'legacy' && message.version !== 0)) return undefined;
+    const { header, staticAccounts } = message;
+    const signers = header.numSignerAccounts;
+    if (signers < 1 || signers > staticAccounts.length || signatures.length !== signers) return undefined;
+    if (signatures[0]!.every((b) => b === 0)) return undefined;
+    return {
+      writableStatic: staticAccounts.filter((_, i) =>
+        i < signers
+          ? i < signers - header.numReadonlySignerAccounts
+          : i < staticAccounts.length - header.numReadonlyNonSignerAccounts,
+      ),
+      lookups:
+        message.version === 0
+          ? (message.addressTableLookups ?? []).map((l) => ({
+              table: l.lookupTableAddress,
+              writableIndexes: l.writableIndexes,
+            }))
+          : [],
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A signed transaction of `accounts` in random roles, legacy or v0 with random lookups. */
+const anyTransaction = fc
+  .record({
+    roles: fc.array(fc.record({ signer: fc.boolean(), writable: fc.boolean() }), { maxLength: 6 }),
+    instructions: fc.integer({ min: 1, max: 3 }),
+    v0: fc.boolean(),
+    lookups: fc.array(
+      fc.record({
+        writable: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
+        readonly: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
+      }),
+      { maxLength: 3 },
+    ),
+  })
+  .map(({ roles, instructions, v0, lookups }) => {
+    const payer = Keypair.generate();
+    const signers = roles.map((r) => (r.signer ? Keypair.generate() : undefined));
+    const keys = roles.map((r, i) => ({
+      pubkey: signers[i]?.publicKey ?? key(),
+      isSigner: r.signer,
+      isWritable: r.writable,
+    }));
+    const ixs = Array.from({ length: instructions }, (_, i) => {
+      return new TransactionInstruction({ programId: key(), keys, data: Buffer.alloc(i * 3, i) });
+    });
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: BLOCKHASH,
+      instructions: ixs,
+    });
+    const compiled = v0 ? message.compileToV0Message() : message.compileToLegacyMessage();
+    if (v0)
+      for (const l of lookups)
+        compiled.addressTableLookups.push({
+          accountKey: key(),
+          writableIndexes: l.writable,
+          readonlyIndexes: l.readonly,
+        });
+    const tx = new VersionedTransaction(compiled);
+    tx.sign([payer, ...signers.filter((s) => s !== undefined)]);
+    return tx.serialize();
+  });
+
+describe('decodeWireTransaction against kit’s own transaction decoders', () => {
+  it('reads every transaction as kit does: the same writable keys and lookups', () => {
+    fc.assert(
+      fc.property(anyTransaction, (wire) => {
+        const expected = kitReading(wire);
+        expect(expected).to.not.equal(undefined);
+        const decoded = decodeWireTransaction(Buffer.from(wire).toString('base64'), 'base64');
+        expect(
+          decoded.ok && { writableStatic: decoded.tx.writableStatic, lookups: decoded.tx.lookups },
+        ).to.deep.equal(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('accepts a changed, cut or extended transaction exactly when kit reads it, and then as kit reads it', () => {
+    const edits = fc.oneof(
+      fc
+        .record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) })
+        .map((e) => ({ kind: 'set' as const, ...e })),
+      fc.nat().map((at) => ({ kind: 'cut' as const, at })),
+      fc.uint8Array({ minLength: 1, maxLength: 4 }).map((tail) => ({ kind: 'add' as const, tail })),
+    );
+    fc.assert(
+      fc.property(anyTransaction, fc.array(edits, { minLength: 1, maxLength: 3 }), (wire, changes) => {
+        let bytes = Uint8Array.from(wire);
+        for (const c of changes) {
+          if (c.kind === 'set' && bytes.length > 0) bytes[c.at % bytes.length] = c.byte;
+          if (c.kind === 'cut') bytes = bytes.slice(0, c.at % (bytes.length + 1));
+          if (c.kind === 'add') bytes = Uint8Array.from([...bytes, ...c.tail]);
+        }
+        const expected = kitReading(bytes);
+        const decoded = decodeWireTransaction(Buffer.from(bytes).toString('base64'), 'base64');
+        if (expected === undefined) expect(decoded.ok).to.equal(false);
+        else
+          expect(
+            decoded.ok && { writableStatic: decoded.tx.writableStatic, lookups: decoded.tx.lookups },
+          ).to.deep.equal(expected);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -108,7 +108,14 @@ export class DelegationSource {
 
   /** The delegation record of each account, in order; null where it is not delegated. */
   recordsOf(accounts: readonly string[]): Promise<(DelegationRecord | null)[]> {
-    return Promise.all(accounts.map((a) => this.recordOf(a)));
+    // Every one cached, as for an app's usual accounts: one promise, not one per account.
+    const known: (DelegationRecord | null)[] = [];
+    for (const account of accounts) {
+      const hit = this.cache.get(account);
+      if (hit === undefined) return Promise.all(accounts.map((a) => this.recordOf(a)));
+      known.push(hit.record);
+    }
+    return Promise.resolve(known);
   }
 
   recordOf(account: string): Promise<DelegationRecord | null> {
