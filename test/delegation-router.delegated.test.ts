@@ -34,6 +34,9 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
   this.timeout(60_000);
   let base: DelegationChain;
   let er: DelegationChain;
+  /** A second ER, a pass-through to validator A: one that takes transactions, which B does not. */
+  let erA: DelegationChain;
+  const erAIdentity = newIdentity();
   let server: ServerProcess;
   let dir: ReturnType<typeof tempDir>;
   let b: string;
@@ -75,10 +78,14 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     b = await validatorBIdentity();
     base = await DelegationChain.start(VALIDATOR_A);
     er = await DelegationChain.start(B_URL);
+    erA = await DelegationChain.start(VALIDATOR_A);
     dir = tempDir();
     server = await serveWith(dir.dir, {
       routes: {
-        routes: [{ identity: b, fqdn: er.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' }],
+        routes: [
+          { identity: b, fqdn: er.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' },
+          { identity: erAIdentity, fqdn: erA.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' },
+        ],
         allowInsecure: true,
       },
       // Reads are trusted for ten minutes: only accountSubscribe notifications can change them in a test.
@@ -100,6 +107,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     dir?.remove();
     await base?.close();
     await er?.close();
+    await erA?.close();
   });
 
   it('getDelegationStatus of a delegated account names its ER and its record', async () => {
@@ -155,6 +163,33 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(fromB, 'B received the transaction').to.not.equal(undefined);
     expect(reply.result).to.deep.equal(fromB.result);
     expect(reply.error).to.deep.equal(fromB.error);
+  });
+
+  it('getTransaction asks the ER the transaction went to first, then the base chain when the ER has it no more', async () => {
+    const account = newIdentity();
+    await base.delegate(account, erAIdentity);
+    const sent = await call('sendTransaction', [await transferTo(account), { encoding: 'base64' }]);
+    expect(sent, JSON.stringify(sent)).to.have.property('result').that.is.a('string');
+    expect(erA.methods).to.include('sendTransaction');
+    const signature = sent.result as string;
+    await chainA.confirmTransaction(
+      { signature, ...(await chainA.getLatestBlockhash('confirmed')) },
+      'confirmed',
+    );
+    const params = [signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }];
+    const asked = () => base.methods.filter((m) => m === 'getTransaction').length;
+    const fromEr = await call('getTransaction', params);
+    expect((fromEr.result as { slot: number } | null)?.slot).to.be.a('number');
+    expect(fromEr.result).to.deep.equal((erA.passedThrough.get('getTransaction') as Reply).result);
+    expect(asked(), 'the ER had it: the base chain was not asked').to.equal(0);
+    // The ER forgets it (an ER keeps a short ledger): the base chain's answer comes back.
+    erA.fixedResults.set('getTransaction', null);
+    const fromBase = await call('getTransaction', params);
+    expect(asked()).to.equal(1);
+    expect(fromBase.result).to.deep.equal((base.passedThrough.get('getTransaction') as Reply).result);
+    expect((fromBase.result as { transaction: unknown }).transaction).to.deep.equal(
+      (fromEr.result as { transaction: unknown }).transaction,
+    );
   });
 
   it('a transaction writing no delegated account goes to the base chain, which then answers its status', async () => {

@@ -30,6 +30,8 @@ export class DelegationChain {
   readonly methods: string[] = [];
   /** The last reply passed through, by method (what the node behind answered, as it answered). */
   readonly passedThrough = new Map<string, unknown>();
+  /** Methods answered with a fixed result instead of passed through (an ER that no longer has a transaction). */
+  readonly fixedResults = new Map<string, unknown>();
   /** How many keys each getMultipleAccounts asked for. */
   readonly multipleAccountsSizes: number[] = [];
   private server!: http.Server;
@@ -219,6 +221,10 @@ export class DelegationChain {
         send({ context, value: mine ?? null });
         return;
       }
+    }
+    if (call.method !== undefined && this.fixedResults.has(call.method)) {
+      send(this.fixedResults.get(call.method));
+      return;
     }
     if (!this.passThrough) {
       res.writeHead(200, { 'content-type': 'application/json' });

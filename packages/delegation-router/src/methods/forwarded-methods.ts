@@ -74,13 +74,7 @@ export function forwardedMethods(
       caller,
       ([blockhash]) => blockhashes.of(blockhash) ?? base,
     ),
-    forwarded<[string, unknown?]>(
-      'getTransaction',
-      'Asks the chain the transaction was sent to through this router (the base chain when it is not known here).',
-      keyThenConfig('Signature'),
-      caller,
-      ([signature]) => sent.of(signature) ?? base,
-    ),
+    getTransactionMethod(caller, sent, base),
     forwarded<AccountQueryParams>(
       'getBalance',
       "Returns an account's balance from the chain that holds it.",
@@ -98,6 +92,33 @@ export function forwardedMethods(
     getMultipleAccountsMethod(routing, caller),
   ];
   return methods as AnyMethodDefinition[];
+}
+
+/**
+ * getTransaction: first of the chain the transaction was sent to through this router, then
+ * of the base chain when that ER answers null (an ER keeps a short ledger) or when the
+ * transaction is not known here. An ER that does not answer is its error: the base chain's
+ * null would say "no such transaction" of one that may well exist.
+ */
+function getTransactionMethod(
+  caller: UpstreamCaller,
+  sent: Origins,
+  base: Upstream,
+): MethodDefinition<[string, unknown?], unknown> {
+  return defineMethod<[string, unknown?], unknown>({
+    name: 'getTransaction',
+    summary:
+      'Asks the chain the transaction was sent to through this router, then the base chain when that one has it no more.',
+    params: keyThenConfig('Signature'),
+    handler: async (params, ctx) => {
+      const sentTo = sent.of(params[0]);
+      if (sentTo !== undefined && sentTo !== base) {
+        const found = await caller.call(sentTo, 'getTransaction', params, ctx.signal);
+        if (found !== null) return found;
+      }
+      return caller.call(base, 'getTransaction', params, ctx.signal);
+    },
+  });
 }
 
 /** getMultipleAccounts: each account asked of the chain that holds it, the answers merged in request order. */
