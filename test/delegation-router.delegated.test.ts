@@ -93,7 +93,8 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
         baseChain: { url: base.url, wsUrl: base.wsUrl },
         delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
       },
-      statuses: { store: false },
+      // The second ER is trusted for statuses (listed): what was sent to it is asked of it first.
+      statuses: { store: false, upstreams: [{ url: erA.url, name: 'er-a' }] },
       websocket: { port: false },
     });
     payer = Keypair.generate();
@@ -165,7 +166,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(reply.error).to.deep.equal(fromB.error);
   });
 
-  it('getTransaction asks the ER the transaction went to first, then the base chain when the ER has it no more', async () => {
+  it('a transaction sent to an ER: getTransaction and its status ask that ER first; getTransaction then the base chain when the ER has it no more', async () => {
     const account = newIdentity();
     await base.delegate(account, erAIdentity);
     const sent = await call('sendTransaction', [await transferTo(account), { encoding: 'base64' }]);
@@ -187,6 +188,14 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     const fromBase = await call('getTransaction', params);
     expect(asked()).to.equal(1);
     expect(fromBase.result).to.deep.equal((base.passedThrough.get('getTransaction') as Reply).result);
+    // Its status is asked of the ER first, which answers it: the base chain is not asked.
+    const statusesAsked = (chain: DelegationChain) =>
+      chain.methods.filter((m) => m === 'getSignatureStatuses').length;
+    const [ofEr, ofBase] = [statusesAsked(erA), statusesAsked(base)];
+    const { result } = await call('getSignatureStatuses', [[signature]]);
+    expect((result as { value: ({ confirmationStatus: string } | null)[] }).value[0]).to.not.equal(null);
+    expect(statusesAsked(erA)).to.equal(ofEr + 1);
+    expect(statusesAsked(base)).to.equal(ofBase);
     expect((fromBase.result as { transaction: unknown }).transaction).to.deep.equal(
       (fromEr.result as { transaction: unknown }).transaction,
     );
