@@ -136,69 +136,78 @@ export async function soak(settings, log) {
     );
     const subscriptions = await startSubscriptions(target, helper, log);
     if (!subscriptions.active) log(`  WebSocket subscriptions: none (${subscriptions.reason})`);
-    const readings = [];
-    const runs = [];
-    let done = 0;
-    for (const share of READ_AT) {
-      const amount = Math.round(total * share) - done;
-      runs.push(await measureLoad(target.url, requests, { ...settings, amount }));
-      done += amount;
-      // Read while the churn still runs, every time: like is compared with like.
-      const memory = await target.memory();
-      await sleep(SETTLE_MS);
-      const settled = residentBreakdown(target.child.pid)?.total;
-      const rss = settled ?? memory.rss;
-      const young = memory.spaces?.new_space?.size ?? 0;
-      const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss, judged: rss - young, young };
-      readings.push(reading);
-      log(
-        `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(reading.rss)} MB, heap ${mb(memory.heapUsed)} MB` +
-          (memory.mallocHeap === undefined ? '' : `, malloc heap ${mb(memory.mallocHeap)} MB`) +
-          `, V8 young generation ${mb(young)} MB`,
-      );
-    }
+    const { readings, runs } = await loadAndRead(target, requests, settings, log);
     const subscribed = await subscriptions.stop();
     if (subscriptions.active) log(`  subscription churn: ${JSON.stringify(subscribed)}`);
-    const [atCheckpoint, judgedFrom] = readings;
-    const atEnd = readings[readings.length - 1];
-    const growth = (atEnd.judged - judgedFrom.judged) / judgedFrom.judged;
-    const warmUp = (judgedFrom.judged - atCheckpoint.judged) / atCheckpoint.judged;
-    const leak = growth > LEAK_THRESHOLD;
     const failures = runs.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
-    log(
-      `  RSS growth beside V8's young generation from ${judgedFrom.calls.toLocaleString('en-US')} to ${total.toLocaleString('en-US')} requests ` +
-        `${(growth * 100).toFixed(1)}% (limit ${LEAK_THRESHOLD * 100}%): ${leak ? 'LEAK' : 'ok'}; ` +
-        `before it, from ${atCheckpoint.calls.toLocaleString('en-US')}: ${(warmUp * 100).toFixed(1)}%; transport errors/non-2xx: ${failures}`,
-    );
-    if (judgedFrom.mallocHeap !== undefined) {
-      // Where a rise is: V8's heap, native memory (SQLite's page cache, addons) or the rest.
-      const heap = atEnd.heapUsed - judgedFrom.heapUsed;
-      const native = atEnd.mallocHeap - judgedFrom.mallocHeap;
-      const young = atEnd.young - judgedFrom.young;
-      const rest = atEnd.rss - judgedFrom.rss - heap - native - young;
-      log(
-        `  of the RSS change: JS heap ${signedMb(heap)}, malloc heap ${signedMb(native)}, ` +
-          `V8 young generation ${signedMb(young)}, the rest ${signedMb(rest)} MB`,
-      );
-    }
     return {
       server,
       requests: total,
       connections: settings.connections,
       memory: { start, readings },
-      rssGrowth: growth,
-      rssGrowthFrom: judgedFrom.calls,
-      rssWarmUp: warmUp,
-      leak,
+      ...verdict(readings, total, failures, log),
       failures,
       subscriptions: subscriptions.active ? subscribed : subscriptions.reason,
       reqPerSec: runs.reduce((n, r) => n + r.totalRequests, 0) / runs.reduce((t, r) => t + r.seconds, 0),
-      gcExposed: atEnd.gc,
+      gcExposed: readings[readings.length - 1].gc,
     };
   } finally {
     await target.stop();
     await helper.stop();
   }
+}
+
+/** The calls in READ_AT shares, the target's memory read after each: `{ readings, runs }`. */
+async function loadAndRead(target, requests, settings, log) {
+  const total = settings.soakCalls;
+  const readings = [];
+  const runs = [];
+  let done = 0;
+  for (const share of READ_AT) {
+    const amount = Math.round(total * share) - done;
+    runs.push(await measureLoad(target.url, requests, { ...settings, amount }));
+    done += amount;
+    // Read while the churn still runs, every time: like is compared with like.
+    const memory = await target.memory();
+    await sleep(SETTLE_MS);
+    const settled = residentBreakdown(target.child.pid)?.total;
+    const rss = settled ?? memory.rss;
+    const young = memory.spaces?.new_space?.size ?? 0;
+    const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss, judged: rss - young, young };
+    readings.push(reading);
+    log(
+      `  after ${done.toLocaleString('en-US')} requests: RSS ${mb(reading.rss)} MB, heap ${mb(memory.heapUsed)} MB` +
+        (memory.mallocHeap === undefined ? '' : `, malloc heap ${mb(memory.mallocHeap)} MB`) +
+        `, V8 young generation ${mb(young)} MB`,
+    );
+  }
+  return { readings, runs };
+}
+
+/** The growth judged from the second reading to the last, logged with where a change in RSS is. */
+function verdict(readings, total, failures, log) {
+  const [atCheckpoint, judgedFrom] = readings;
+  const atEnd = readings[readings.length - 1];
+  const growth = (atEnd.judged - judgedFrom.judged) / judgedFrom.judged;
+  const warmUp = (judgedFrom.judged - atCheckpoint.judged) / atCheckpoint.judged;
+  const leak = growth > LEAK_THRESHOLD;
+  log(
+    `  RSS growth beside V8's young generation from ${judgedFrom.calls.toLocaleString('en-US')} to ${total.toLocaleString('en-US')} requests ` +
+      `${(growth * 100).toFixed(1)}% (limit ${LEAK_THRESHOLD * 100}%): ${leak ? 'LEAK' : 'ok'}; ` +
+      `before it, from ${atCheckpoint.calls.toLocaleString('en-US')}: ${(warmUp * 100).toFixed(1)}%; transport errors/non-2xx: ${failures}`,
+  );
+  if (judgedFrom.mallocHeap !== undefined) {
+    // Where a rise is: V8's heap, native memory (SQLite's page cache, addons) or the rest.
+    const heap = atEnd.heapUsed - judgedFrom.heapUsed;
+    const native = atEnd.mallocHeap - judgedFrom.mallocHeap;
+    const young = atEnd.young - judgedFrom.young;
+    const rest = atEnd.rss - judgedFrom.rss - heap - native - young;
+    log(
+      `  of the RSS change: JS heap ${signedMb(heap)}, malloc heap ${signedMb(native)}, ` +
+        `V8 young generation ${signedMb(young)}, the rest ${signedMb(rest)} MB`,
+    );
+  }
+  return { rssGrowth: growth, rssGrowthFrom: judgedFrom.calls, rssWarmUp: warmUp, leak };
 }
 
 const signedMb = (bytes) => (bytes >= 0 ? '+' : '') + mb(bytes);
