@@ -116,6 +116,16 @@ for (const name of ${JSON.stringify([...refused])}) {
 const refusal = async (f) => { try { await f(); return 'no error'; } catch (e) { return e.message; } };
 `;
 
+/** What core loads only when a feature asks for it: its transports, and Express for its adapter. */
+const CORE_TRANSPORTS: ReadonlySet<string> = new Set([
+  'ws',
+  'undici',
+  'proxy-addr',
+  'rate-limiter-flexible',
+  'express',
+  '@types/express',
+]);
+
 describe('packaging: optional peers missing', function () {
   this.timeout(120_000);
   const projects: string[] = [];
@@ -162,14 +172,7 @@ console.log(JSON.stringify(out));
   });
 
   it('@rollup-router/core without its transports: the dispatcher works over node:http, and each transport names its package', () => {
-    const refused = new Set([
-      'ws',
-      'undici',
-      'proxy-addr',
-      'rate-limiter-flexible',
-      'express',
-      '@types/express',
-    ]);
+    const refused = CORE_TRANSPORTS;
     const project = projectWithout(['@rollup-router/core'], refused);
     projects.push(project);
     const out = runIn(
@@ -211,14 +214,7 @@ console.log(JSON.stringify(out));
   });
 
   it('@rollup-router/core without its transports type-checks with skipLibCheck off: its declarations name none of them', () => {
-    const refused = new Set([
-      'ws',
-      'undici',
-      'proxy-addr',
-      'rate-limiter-flexible',
-      'express',
-      '@types/express',
-    ]);
+    const refused = CORE_TRANSPORTS;
     const project = projectWithout(['@rollup-router/core', '@types/node'], refused);
     projects.push(project);
     expectTypeChecks(
