@@ -20,6 +20,7 @@ import { newIdentity } from '@rollup-router/test-support/solana';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
+import { TestSocket } from '@rollup-router/test-support/ws-client';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 const B_URL = 'http://127.0.0.1:18899';
@@ -94,8 +95,9 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
         delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
       },
       // The second ER is trusted for statuses (listed): what was sent to it is asked of it first.
-      statuses: { store: false, upstreams: [{ url: erA.url, name: 'er-a' }] },
-      websocket: { port: false },
+      // Its websocket is the stand-in's, which refuses signatureSubscribe: subscriptions are polled.
+      statuses: { store: false, upstreams: [{ url: erA.url, name: 'er-a', wsUrl: erA.wsUrl }] },
+      websocket: { port: false }, // the upgrade on the HTTP port
     });
     payer = Keypair.generate();
     await chainA.confirmTransaction(
@@ -166,17 +168,31 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(reply.error).to.deep.equal(fromB.error);
   });
 
-  it('a transaction sent to an ER: getTransaction and its status ask that ER first; getTransaction then the base chain when the ER has it no more', async () => {
+  it('a transaction sent to an ER: its subscription, its status and getTransaction ask that ER first; getTransaction then the base chain when the ER has it no more', async () => {
+    const statusesAsked = (chain: DelegationChain) =>
+      chain.methods.filter((m) => m === 'getSignatureStatuses').length;
+    const [ofEr, ofBase] = [statusesAsked(erA), statusesAsked(base)];
     const account = newIdentity();
     await base.delegate(account, erAIdentity);
     const sent = await call('sendTransaction', [await transferTo(account), { encoding: 'base64' }]);
     expect(sent, JSON.stringify(sent)).to.have.property('result').that.is.a('string');
     expect(erA.methods).to.include('sendTransaction');
     const signature = sent.result as string;
-    await chainA.confirmTransaction(
-      { signature, ...(await chainA.getLatestBlockhash('confirmed')) },
-      'confirmed',
-    );
+    // Subscribed at once, as the SDKs do: the ER's websocket refuses, so the ER is polled.
+    const socket = await TestSocket.open(server.base.replace('http', 'ws'));
+    try {
+      const subscribed = await socket.call('signatureSubscribe', [signature, { commitment: 'confirmed' }]);
+      expect(subscribed.result, JSON.stringify(subscribed)).to.be.a('number');
+      const notified = await socket.next(10_000);
+      expect(notified.method).to.equal('signatureNotification');
+      expect((notified.params as { result: { value: unknown } }).result.value).to.deep.equal({ err: null });
+    } finally {
+      await socket.close();
+    }
+    expect(statusesAsked(erA)).to.be.above(ofEr);
+    const { result } = await call('getSignatureStatuses', [[signature]]);
+    expect((result as { value: ({ confirmationStatus: string } | null)[] }).value[0]).to.not.equal(null);
+    expect(statusesAsked(base), 'the base chain was never asked for its status').to.equal(ofBase);
     const params = [signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }];
     const asked = () => base.methods.filter((m) => m === 'getTransaction').length;
     const fromEr = await call('getTransaction', params);
@@ -188,14 +204,6 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     const fromBase = await call('getTransaction', params);
     expect(asked()).to.equal(1);
     expect(fromBase.result).to.deep.equal((base.passedThrough.get('getTransaction') as Reply).result);
-    // Its status is asked of the ER first, which answers it: the base chain is not asked.
-    const statusesAsked = (chain: DelegationChain) =>
-      chain.methods.filter((m) => m === 'getSignatureStatuses').length;
-    const [ofEr, ofBase] = [statusesAsked(erA), statusesAsked(base)];
-    const { result } = await call('getSignatureStatuses', [[signature]]);
-    expect((result as { value: ({ confirmationStatus: string } | null)[] }).value[0]).to.not.equal(null);
-    expect(statusesAsked(erA)).to.equal(ofEr + 1);
-    expect(statusesAsked(base)).to.equal(ofBase);
     expect((fromBase.result as { transaction: unknown }).transaction).to.deep.equal(
       (fromEr.result as { transaction: unknown }).transaction,
     );
