@@ -67,6 +67,7 @@ const lookupsDecoder = getArrayDecoder(
   ]),
   { size: shortU16 },
 );
+
 /**
  * Keys seen lately, by their bytes, with their base58 text: an app sends from the same
  * payer and to the same accounts again and again, and kit's base58 costs about 15 µs a
