@@ -156,11 +156,12 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
     const unsubscribes = upstream('accountUnsubscribe').length;
     // The second client is still served: a second transfer reaches it alone.
     await transferTo(account, 1_000_000);
-    // A may notify the first balance again (seen once in CI, same slot); what the client must see is the new one.
+    // What the client must see is the new balance. A may notify the first one again, and its 50 ms slots can
+    // hold both transfers' notifications (CI saw both): the slot only does not go back.
     let next = await nextOf(two, 'accountNotification');
     while (lamportsOf(next) === 3_000_000) next = await nextOf(two, 'accountNotification');
     expect(lamportsOf(next)).to.equal(4_000_000);
-    expect(slotOf(next)).to.be.greaterThan(slotOf(second));
+    expect(slotOf(next)).to.be.at.least(slotOf(second));
     expect(upstream('accountUnsubscribe')).to.have.length(unsubscribes);
     expect((await two.call('accountUnsubscribe', [ids[1]], 3)).result).to.equal(true);
     await waitFor(() => upstream('accountUnsubscribe').length > unsubscribes, 'the upstream unsubscribe');
