@@ -1,12 +1,12 @@
 import {
   addDecoderSizePrefix,
-  type ReadonlyUint8Array,
   fixDecoderSize,
   getArrayDecoder,
   getBytesDecoder,
   getShortU16Decoder,
   getStructDecoder,
   getU8Decoder,
+  type ReadonlyUint8Array,
 } from '@solana/codecs';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
@@ -75,10 +75,10 @@ const lookupsDecoder = getArrayDecoder(
  */
 const keyTexts = new LRUCache<string, string>({ max: 4096 });
 
-function keyText(key: ReadonlyUint8Array): string {
-  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+function keyText(address: ReadonlyUint8Array): string {
+  const bytes = Buffer.from(address.buffer, address.byteOffset, address.byteLength).toString('latin1');
   let text = keyTexts.get(bytes);
-  if (text === undefined) keyTexts.set(bytes, (text = base58Text.decode(key)));
+  if (text === undefined) keyTexts.set(bytes, (text = base58Text.decode(address)));
   return text;
 }
 
