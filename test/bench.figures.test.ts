@@ -78,6 +78,27 @@ describe('bench: the delegation router rows, the relay and the guard figures', f
     );
   });
 
+  it('the reference server target answers a memory reading asked the moment it says ready, every time', async () => {
+    const { startTarget } = await load<{
+      startTarget(
+        script: string,
+        args: string[],
+        o: object,
+      ): Promise<{ memory(): Promise<{ heapUsed: number }>; stop(): Promise<void> }>;
+    }>('processes.mjs');
+    // The relay figure reads memory at once: a signal that beat its handler killed the target.
+    for (let start = 0; start < 8; start++) {
+      const target = await startTarget('server.mjs', ['--upstream', 'http://127.0.0.1:9'], {
+        nodeArgs: ['--expose-gc'],
+      });
+      try {
+        expect((await target.memory()).heapUsed, `start ${start}`).to.be.above(0);
+      } finally {
+        await target.stop();
+      }
+    }
+  });
+
   describe('on the real peers', () => {
     before(async function () {
       await skipUnlessValidatorA(this, VALIDATOR);

@@ -33,9 +33,11 @@ export async function serveReferenceServer(settings, ready) {
     absent(`could not start the reference server: ${err.message}`);
   }
 
-  report({ ready: true, port: running.port, pid: process.pid, logFile, ...ready });
+  // The handlers first: the runner may signal (SIGUSR2: memory) as soon as it reads the ready
+  // line, and a signal with no handler yet would kill the target.
   untilStopped(async () => {
     await running.shutdown(1000);
     rmSync(dir, { recursive: true, force: true });
   });
+  report({ ready: true, port: running.port, pid: process.pid, logFile, ...ready });
 }
