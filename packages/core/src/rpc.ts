@@ -313,7 +313,11 @@ export class Rpc<C = undefined> {
     );
   }
 
-  /** Observes every call's outcome (metrics). Returns a function that stops observing. */
+  /**
+   * Observes every call's outcome (metrics), in the event loop's turn after its answer was
+   * handed to its transport (the call's log line is written then too). Returns a function
+   * that stops observing.
+   */
   onCall(listener: (event: CallEvent) => void): () => void {
     return this.dispatcher.onCall(listener);
   }

@@ -99,6 +99,8 @@ describe('error codes on the wire (wireError)', () => {
       error: { code: -32603, message: 'Deadline exceeded', data: { code: -32052, deadlineMs: 1 } },
       id: 7,
     });
+    // Observers run once the answer is on its way: the turn after it was made.
+    await new Promise(setImmediate);
     expect(codes).to.deep.equal([-32052]);
   });
 });
