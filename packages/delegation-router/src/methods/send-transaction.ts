@@ -31,14 +31,17 @@ export function sendTransactionMethod(
       'Legacy and v0 transactions; the writable accounts are the static ones plus those of v0 lookup tables (read from the base chain). Accounts delegated to different ERs are refused (-32072).',
     params: sendTransactionParamsSchema,
     result: { type: 'string' },
-    handler: async (params, ctx) => {
+    handler: async (params) => {
       const [wire, config] = params;
       const decoded = decodeWireTransaction(wire, config?.encoding ?? 'base58');
       if (!decoded.ok) throw RpcError.from(DelegationError.INVALID_TRANSACTION, { reason: decoded.reason });
       const { tx } = decoded;
       const writable = [...tx.writableStatic, ...(await tables.writableAddresses(tx.lookups))];
       const target = await routing.targetOf(writable);
-      const signature = await caller.call<string>(target, 'sendTransaction', params, ctx.signal);
+      // Not the call's signal: a transaction handed to an upstream may land, so it is followed
+      // to its answer (the upstream timeout bounds it) and tracked, even when its client left
+      // or the call's deadline passed: its status is then asked of the upstream that took it.
+      const signature = await caller.call<string>(target, 'sendTransaction', params);
       sent.remember(signature, target);
       onSent?.(signature, target);
       return signature;
