@@ -1,5 +1,6 @@
-import { EventEmitter } from 'node:events';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { deadlineIn, type Deadline } from './deadlines.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
 import { compileSchema } from './validation.js';
@@ -133,18 +134,15 @@ export class JsonRpcClient {
   ): Promise<T | JsonRpcNoAnswer> {
     const retries = call.connectionRetries ?? 0;
     for (let attempt = 0; ; attempt++) {
-      const end = new AttemptEnd(call.timeoutMs, call.signal);
       try {
-        const { status, text } = await this.exchange(url, body, end);
+        const { status, text } = await this.exchange(url, body, call);
         return read(status, text);
       } catch (err) {
         if (err instanceof NotHttp) return { kind: 'unreachable', detail: 'not an http(s) URL' };
-        if (end.timedOut) return { kind: 'timeout', detail: `no answer within ${call.timeoutMs} ms` };
-        if (call.signal?.aborted) return { kind: 'aborted', detail: 'cancelled' };
+        if (err === TIMED_OUT) return { kind: 'timeout', detail: `no answer within ${call.timeoutMs} ms` };
+        if (err === CANCELLED) return { kind: 'aborted', detail: 'cancelled' };
         if (attempt < retries && CONNECTION_ERRORS.has(errorCode(err))) continue;
         return failureOf(err);
-      } finally {
-        end.release();
       }
     }
   }
@@ -154,72 +152,118 @@ export class JsonRpcClient {
     return this.pools.close();
   }
 
-  private async exchange(
+  private exchange(
     url: string,
     body: string,
-    signal: AttemptEnd,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal'>,
   ): Promise<{ status: number; text: string | undefined }> {
     let endpoint;
     try {
       endpoint = this.pools.get(url);
     } catch {
-      throw new NotHttp();
+      return Promise.reject(new NotHttp());
     }
-    const headers: Record<string, string> = { ...this.headers };
-    if (endpoint.authorization && headers.authorization === undefined) {
-      headers.authorization = endpoint.authorization;
-    }
-    const response = await endpoint.pool.request({
-      method: 'POST',
-      path: endpoint.path,
-      headers,
-      body,
-      signal,
+    const headers =
+      endpoint.authorization && this.headers.authorization === undefined
+        ? { ...this.headers, authorization: endpoint.authorization }
+        : this.headers;
+    if (call.signal?.aborted) return Promise.reject(CANCELLED);
+    return new Promise((resolve, reject) => {
+      const reader = new ReplyReader(this.maxReplyBytes, call.timeoutMs, call.signal, resolve, reject);
+      endpoint.pool.dispatch({ method: 'POST', path: endpoint.path, headers, body }, reader);
     });
-    return { status: response.statusCode, text: await readCapped(response, this.maxReplyBytes) };
   }
 }
 
 class NotHttp extends Error {}
 
+/** Why an attempt ended without an answer, when it was not the connection's fault. */
+const TIMED_OUT = Symbol('timed out');
+const CANCELLED = Symbol('cancelled');
+
 /**
- * The end of one attempt: the caller's signal or the timeout, whichever fires first. A
- * timer and a listener, both released when the attempt ends: AbortSignal.any over
- * AbortSignal.timeout kept a timer, weak references and a dependant signal alive until
- * the timeout for every call (--cpu-prof of 256 fresh signatures through the upstream).
- * It is the EventEmitter undici takes as a request's signal: an AbortController and its
- * listener cost 8 µs a call, an emitter 0.3 µs (Node 20).
+ * One attempt, read as undici's dispatch handler: the reply's status and text (undefined
+ * over `max` bytes), or why none came. Its end is the timeout (a deadline) or the caller's
+ * signal, whichever comes first. undici's request() made a body stream and followed an
+ * emitter as its signal, per call: ~40 µs of a forwarded sendTransaction's CPU (Node 20,
+ * --cpu-prof); AbortSignal.any over AbortSignal.timeout before that kept a timer, weak
+ * references and a dependant signal alive until the timeout.
  */
-class AttemptEnd extends EventEmitter {
-  private readonly timer: NodeJS.Timeout;
-  aborted = false;
-  timedOut = false;
+class ReplyReader implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private ended = false;
+  private readonly deadline: Deadline;
 
   constructor(
+    private readonly max: number,
     timeoutMs: number,
     private readonly caller: AbortSignal | undefined,
+    private readonly resolve: (reply: { status: number; text: string | undefined }) => void,
+    private readonly reject: (why: unknown) => void,
   ) {
-    super();
-    this.timer = setTimeout(this.timeout, timeoutMs).unref();
-    if (caller?.aborted) this.aborted = true;
-    else caller?.addEventListener('abort', this.abort, { once: true });
+    this.deadline = deadlineIn(timeoutMs, this.timeout, { keepsAlive: false });
+    caller?.addEventListener('abort', this.cancel, { once: true });
   }
 
-  release(): void {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.abort);
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Ended while it waited for a connection: it goes no further.
+    if (this.ended) controller.abort(new Error('attempt ended'));
   }
 
-  private readonly timeout = (): void => {
-    this.timedOut = true;
-    this.abort();
-  };
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // informational: the response is still to come
+    this.status = statusCode;
+    if (Number(headers['content-length']) > this.max) this.tooLarge();
+  }
 
-  private readonly abort = (): void => {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.emit('abort');
-  };
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.ended) return;
+    this.size += chunk.length;
+    if (this.size > this.max) return this.tooLarge();
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.ended) return;
+    const { chunks, size } = this;
+    const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+    this.settle();
+    this.resolve({ status: this.status, text });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    if (this.ended) return;
+    this.settle();
+    this.reject(error);
+  }
+
+  /** Over the limit: the answer is that (no text), and the rest is not read. */
+  private tooLarge(): void {
+    this.settle();
+    this.resolve({ status: this.status, text: undefined });
+    this.controller?.abort(new Error('reply over the size limit'));
+  }
+
+  private readonly timeout = (): void => this.end(TIMED_OUT);
+  private readonly cancel = (): void => this.end(CANCELLED);
+
+  /** Our end of the attempt: the request under way, or still waiting for a connection, is aborted. */
+  private end(why: typeof TIMED_OUT | typeof CANCELLED): void {
+    if (this.ended) return;
+    this.settle();
+    this.reject(why);
+    this.controller?.abort(new Error(why === TIMED_OUT ? 'timed out' : 'cancelled'));
+  }
+
+  private settle(): void {
+    this.ended = true;
+    this.deadline.cancel();
+    this.caller?.removeEventListener('abort', this.cancel);
+  }
 }
 
 function interpret(httpStatus: number, text: string | undefined, id: number, max: number): JsonRpcAnswered {
@@ -271,29 +315,6 @@ function interpretBatch(httpStatus: number, text: string | undefined, max: numbe
     }
   }
   return { kind: 'replies', httpStatus, replies: message as JsonrpcResponse[] };
-}
-
-/** The body as text, or undefined (the body dropped) when it is over `max` bytes. */
-async function readCapped(response: Dispatcher.ResponseData, max: number): Promise<string | undefined> {
-  const length = Number(response.headers['content-length']);
-  if (length > max) {
-    response.body.destroy();
-    return undefined;
-  }
-  // With a length the HTTP parser holds the body to it: read it whole. The async iterator
-  // below costs several promises per chunk (a third of a forwarded call's CPU, --cpu-prof).
-  if (length >= 0) return response.body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      response.body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** undici's timeout errors, by code: the module itself is loaded only by EndpointPools. */
