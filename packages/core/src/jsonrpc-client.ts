@@ -215,7 +215,7 @@ class ReplyReader implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (statusCode < 200) return; // informational: the response is still to come
+    if (this.ended || statusCode < 200) return; // ended, or informational: the response is still to come
     this.status = statusCode;
     if (Number(headers['content-length']) > this.max) this.tooLarge();
   }

@@ -82,6 +82,28 @@ describe('JsonRpcClient', () => {
     expect(problems).to.deep.equal(['not_json', 'not_jsonrpc', 'not_jsonrpc', 'wrong_id']);
   });
 
+  it('a call that timed out while waiting for a connection is never sent (a late send could still land)', async () => {
+    const methods: string[] = [];
+    server = await node((call, _req, res) => {
+      methods.push(call.method);
+      setTimeout(() => json(res, { jsonrpc: '2.0', result: call.method, id: call.id }), 200);
+    });
+    const oneConnection = new JsonRpcClient({ connections: 1 });
+    try {
+      const first = oneConnection.call(server.url, { method: 'holdsTheConnection', timeoutMs: 5_000 });
+      const queued = await oneConnection.call(server.url, { method: 'waitedTooLong', timeoutMs: 50 });
+      expect(queued).to.deep.include({ kind: 'timeout' });
+      expect(await first).to.deep.include({ kind: 'reply' });
+      // The connection is free again: a request still queued would be sent now.
+      expect(await oneConnection.call(server.url, { method: 'after', timeoutMs: 5_000 })).to.deep.include({
+        kind: 'reply',
+      });
+      expect(methods).to.deep.equal(['holdsTheConnection', 'after']);
+    } finally {
+      await oneConnection.close();
+    }
+  });
+
   it('retries a dropped connection only as many times as asked, and never a timeout', async () => {
     server = await node((call, req) => {
       if (call.method === 'drop') req.socket.destroy(); // and 'hang' never answers
