@@ -254,22 +254,34 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect((await call('getDelegationStatus', [account])).error).to.deep.equal({
       code: -32603,
       message: `account has been delegated to unknown ER node: ${unknown}`,
-      data: { code: -32070, identity: unknown },
+      data: { code: -32070, identity: unknown, reason: 'not_listed' },
     });
   });
 
-  it('a delegation notified on the base chain moves routing to the ER within 2 s', async () => {
+  it('a delegation of an account a client subscribes to is notified on the base chain and moves routing to the ER within 2 s', async () => {
     const account = newIdentity();
+    const followed = base.subscriptionCount;
     expect((await call('getDelegationStatus', [account])).result).to.deep.equal({ isDelegated: false });
-    await waitFor(() => base.subscriptionCount > 0, 'the record followed');
-    await base.delegate(account, b);
-    await waitFor(
-      async () =>
-        ((await call('getDelegationStatus', [account])).result as { isDelegated: boolean }).isDelegated ===
-        true,
-      'the delegation to be seen',
-      { attempts: 20, stepMs: 100 },
-    );
+    // Found not delegated: its record is not followed (a delegation is seen when the read expires).
+    expect(base.subscriptionCount).to.equal(followed);
+    const socket = await TestSocket.open(server.base.replace('http', 'ws'));
+    try {
+      expect((await socket.call('accountSubscribe', [account, { encoding: 'base64' }])).result).to.be.a(
+        'number',
+      );
+      await waitFor(() => base.subscriptionsOf(account) > 0, 'the account relayed');
+      await waitFor(() => base.subscriptionCount > followed + 1, 'its record followed');
+      await base.delegate(account, b);
+      await waitFor(
+        async () =>
+          ((await call('getDelegationStatus', [account])).result as { isDelegated: boolean }).isDelegated ===
+          true,
+        'the delegation to be seen',
+        { attempts: 20, stepMs: 100 },
+      );
+    } finally {
+      await socket.close();
+    }
   });
 
   it('an undelegation notified on the base chain moves routing back to the base chain within 2 s', async () => {

@@ -60,8 +60,10 @@ describe('delegation router: the real SDKs against the reference server on the p
     }, 'validator B in the route table');
   });
 
-  it('warns at start that getIdentity may name any ER registered on chain (no allow-list)', () => {
-    const warning = suite.server.logs().find((l) => String(l.msg).startsWith('getIdentity may name any ER'));
+  it('warns at start that every ER registered on chain is routable (no allow-list)', () => {
+    const warning = suite.server
+      .logs()
+      .find((l) => String(l.msg).startsWith('routes.chain without delegation.identity.allow'));
     expect(warning, 'the warning').to.include({ level: 40 });
   });
 

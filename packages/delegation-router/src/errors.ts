@@ -12,13 +12,13 @@ export const DelegationError = defineErrors({
     code: -32070,
     message: 'account has been delegated to unknown ER node',
     meaning:
-      'an account is delegated to an ER validator the route table does not list; the message ends with its identity, data.identity names it',
+      'an account is delegated to an ER validator this router may not use: the route table does not list it (data.reason not_listed) or delegation.identity.allow leaves it out (not_allowed); the message ends with its identity, data.identity names it',
   },
   UPSTREAM_UNAVAILABLE: {
     code: -32071,
     message: 'Upstream unavailable',
     meaning:
-      'the base chain or the ER chosen for the call did not answer (timeout, refused, bad reply); data names the upstream and why',
+      'the base chain or the ER chosen for the call did not answer: data.upstream names it (base-chain, er:<identity>), data.kind says how (timeout, unreachable, bad_reply, aborted); the details are in the log',
   },
   CONFLICTING_DELEGATIONS: {
     code: -32072,

@@ -36,7 +36,6 @@ export interface DelegationRouterPlugin extends Plugin {
 
 /** Blockhashes handed out and transactions sent that are remembered (each with its upstream). */
 const MAX_REMEMBERED = 100_000;
-const MAX_LOOKUP_TABLES = 10_000;
 /** The relay's upstream sockets, as the statuses plugin's defaults: a ping every 10 s, reconnects at most 5 s apart. */
 const PING_INTERVAL_MS = 10_000;
 const RECONNECT_MAX_DELAY_MS = 5_000;
@@ -55,7 +54,11 @@ function sourceOptions(
     maxEntries: delegations.maxEntries,
     ttlMs: delegations.ttlMs,
     follow: delegations.follow
-      ? { wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url), ttlMs: delegations.followedTtlMs }
+      ? {
+          wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
+          ttlMs: delegations.followedTtlMs,
+          max: delegations.maxFollowed,
+        }
       : undefined,
     shared: hooks.redis && new SharedDelegations(hooks.redis, delegations.ttlMs),
   };
@@ -85,15 +88,15 @@ function pubsubRelayOf(
  */
 export function delegationRouterPlugin(options: DelegationRouterPluginOptions): DelegationRouterPlugin {
   const { json, hooks } = resolveOptions(options);
-  const caller = new UpstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs);
-  const baseChain = baseChainUpstream(json.baseChain.url);
   let log: PluginContext['log'] | undefined;
+  const caller = new UpstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, () => log);
+  const baseChain = baseChainUpstream(json.baseChain.url);
   const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
-  const ers = new ErDirectory(hooks.registry, json.identity);
+  const ers = new ErDirectory(hooks.registry, json.identity, hooks.openRegistry === true);
   const routing = new Routing(source, ers, baseChain);
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);
-  const tables = new LookupTables(caller, baseChain, MAX_LOOKUP_TABLES);
+  const tables = new LookupTables(caller, baseChain, json.lookupTables.maxAddresses);
   const relay = pubsubRelayOf(json, routing, () => log);
 
   return definePlugin({
@@ -112,16 +115,15 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       ),
       getIdentityMethod(ers),
       getDelegationStatusMethod(routing),
-      sendTransactionMethod(routing, caller, tables, sent, hooks.onSent),
+      sendTransactionMethod(routing, caller, tables, sent, hooks.onSent, () => log),
       ...forwardedMethods(routing, caller, blockhashes, sent),
     ],
     subscriptions: [accountSubscription(relay), slotSubscription(relay)],
     start(ctx: PluginContext) {
       log = ctx.log;
-      const { pin, allow } = json.identity;
-      if (hooks.openRegistry && pin === undefined && allow === undefined) {
+      if (hooks.openRegistry && !ers.restricted) {
         ctx.log.warn(
-          'getIdentity may name any ER registered on chain: set identity.allow (or identity.pin) to the ERs you trust',
+          'routes.chain without delegation.identity.allow: every ER anyone registers on chain is routable and getIdentity may name it; set identity.allow to the ERs you trust',
         );
       }
       ctx.log.info(

@@ -7,7 +7,8 @@ import type { Upstream } from './upstream/upstream.js';
 
 /**
  * Where calls about accounts go: to the ER they are delegated to, or to the base chain
- * when none is. The one place that rule lives.
+ * when none is. The one place that rule lives, and the one place that refuses an ER the
+ * operator does not trust.
  */
 export class Routing {
   constructor(
@@ -19,7 +20,7 @@ export class Routing {
   /**
    * The chain that holds every delegated one of `accounts`: their ER when they all share
    * one, the base chain when none is delegated. Accounts delegated to different ERs are
-   * -32072; an ER the route table does not list is -32070.
+   * -32072; an ER the route table does not list, or the allow-list leaves out, is -32070.
    */
   async targetOf(accounts: readonly string[]): Promise<Upstream> {
     const records = await this.source.recordsOf(accounts);
@@ -36,7 +37,7 @@ export class Routing {
     return this.erOf(byEr.keys().next().value!);
   }
 
-  /** The chain that holds each account, in order (-32070 for an ER the route table does not list). */
+  /** The chain that holds each account, in order (-32070 for an ER routing may not use). */
   async holdersOf(accounts: readonly string[]): Promise<Upstream[]> {
     const records = await this.source.recordsOf(accounts);
     return records.map((record) => (record === null ? this.baseChain : this.erOf(record.authority)));
@@ -48,12 +49,12 @@ export class Routing {
   }
 
   private erOf(identity: string): Upstream {
-    const er = this.ers.byIdentity(identity);
-    if (er) return er;
+    const found = this.ers.lookup(identity);
+    if (found.ok) return found.er;
     throw new RpcError(
       DelegationError.UNKNOWN_ER_NODE.code,
       `${DelegationError.UNKNOWN_ER_NODE.message}: ${identity}`,
-      { identity },
+      { identity, reason: found.reason },
     );
   }
 }

@@ -52,6 +52,11 @@ describe('decodeWireTransaction', () => {
         ok: true,
         tx: {
           signature: bs58.encode(tx.signature!),
+          signed: {
+            feePayer: new Uint8Array(payer.publicKey.toBytes()),
+            signature: new Uint8Array(tx.signature!),
+            message: new Uint8Array(tx.serializeMessage()),
+          },
           version: 'legacy',
           writableStatic: [payer.publicKey.toBase58(), writable.toBase58()],
           lookups: [],
@@ -76,6 +81,11 @@ describe('decodeWireTransaction', () => {
       ok: true,
       tx: {
         signature: bs58.encode(tx.signatures[0]!),
+        signed: {
+          feePayer: new Uint8Array(payer.publicKey.toBytes()),
+          signature: new Uint8Array(tx.signatures[0]!),
+          message: new Uint8Array(tx.message.serialize()),
+        },
         version: 0,
         writableStatic: [payer.publicKey.toBase58(), writable.toBase58()],
         lookups: [{ table: table.toBase58(), writableIndexes: [3, 1] }],

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { JsonRpcClient } from '@rollup-router/core';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import { DelegationSource, DELEGATION_PROGRAM_ID } from '../src/index.js';
 import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
 import { baseChainUpstream } from '../src/upstream/upstream.js';
@@ -32,6 +33,21 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
         commitment: 'confirmed',
         maxEntries: 1000,
         ttlMs,
+      },
+      caller,
+      () => log,
+    );
+
+  /** A source that follows records on `wsUrl`, read records trusted for a minute. */
+  const followingSource = (wsUrl: string, max = 1000, baseUrl = chain.url) =>
+    new DelegationSource(
+      {
+        baseChain: baseChainUpstream(baseUrl),
+        programId: DELEGATION_PROGRAM_ID,
+        commitment: 'confirmed',
+        maxEntries: 1000,
+        ttlMs: 60_000,
+        follow: { wsUrl, ttlMs: 60_000, max },
       },
       caller,
       () => log,
@@ -106,29 +122,56 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
     const subscribes: unknown[] = [];
     silent.on('connection', (socket) => socket.on('message', (m) => subscribes.push(JSON.parse(String(m)))));
     try {
-      const source = new DelegationSource(
-        {
-          baseChain: baseChainUpstream(chain.url),
-          programId: DELEGATION_PROGRAM_ID,
-          commitment: 'confirmed',
-          maxEntries: 1000,
-          ttlMs: 60_000,
-          follow: { wsUrl: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}`, ttlMs: 60_000 },
-        },
-        caller,
-        () => log,
-      );
-      const [account, er] = [newIdentity(), newIdentity()];
+      const source = followingSource(`ws://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+      const [account, other, er] = [newIdentity(), newIdentity(), newIdentity()];
       await chain.delegate(account, er);
+      await chain.delegate(other, er);
       expect(await source.recordOf(account)).to.include({ authority: er });
-      expect(await source.recordsOf([newIdentity(), newIdentity()])).to.deep.equal([null, null]);
+      await waitFor(() => subscribes.length === 1, 'its record subscribed');
+      // Not confirmed in time: given up on, and not tried again at once for the next delegated account.
+      await waitFor(() => source.followed === 0, 'the subscription given up');
+      expect(await source.recordOf(other)).to.include({ authority: er });
       expect(subscribes.map((s) => (s as { method: string }).method)).to.deep.equal(['accountSubscribe']);
-      expect(source.followed).to.equal(0);
       source.stop();
     } finally {
       for (const c of silent.clients) c.terminate();
       silent.close();
     }
+  });
+
+  it('follows the accounts found delegated, and none of the accounts found not delegated', async () => {
+    const source = followingSource(chain.wsUrl);
+    const [delegated, er] = [newIdentity(), newIdentity()];
+    await chain.delegate(delegated, er);
+    // 5 calls of 100 fresh keys each: reads, not 500 base-chain subscriptions.
+    for (let call = 0; call < 5; call++) {
+      expect(await source.recordsOf(Array.from({ length: 100 }, newIdentity))).to.have.length(100);
+    }
+    expect(chain.subscriptionCount).to.equal(0);
+    expect(await source.recordOf(delegated)).to.include({ authority: er });
+    await waitFor(() => chain.subscriptionCount === 1, 'the delegated record followed');
+    // Followed: its undelegation changes the answer at once, long before the 60 s TTL.
+    await chain.undelegate(delegated);
+    await waitFor(async () => (await source.recordOf(delegated)) === null, 'the undelegation seen');
+    source.stop();
+  });
+
+  it('follows no record when the read fails, and at most maxFollowed', async () => {
+    const source = followingSource(chain.wsUrl, 2);
+    const ers = Array.from({ length: 4 }, newIdentity);
+    const accounts = Array.from({ length: 4 }, newIdentity);
+    for (let i = 0; i < 4; i++) await chain.delegate(accounts[i]!, ers[i]!);
+    // The base chain's HTTP side does not answer, its websocket does: nothing may stay subscribed.
+    const failing = followingSource(chain.wsUrl, 1000, 'http://127.0.0.1:1');
+    expect(await failing.recordsOf(accounts).catch((e: { code: number }) => e.code)).to.equal(-32071);
+    expect(failing.followed).to.equal(0);
+    expect(chain.subscriptionCount).to.equal(0);
+    failing.stop();
+    await source.recordsOf(accounts);
+    await waitFor(() => chain.subscriptionCount === 2, 'two records followed');
+    expect(source.followed).to.equal(2);
+    expect(lines.some((l) => String(l.msg).includes('maxFollowed'))).to.equal(true);
+    source.stop();
   });
 
   it('fails the lookup with -32071 naming the base chain when it does not answer', async () => {
@@ -140,6 +183,7 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
         (e: unknown) => e,
       );
     expect(err).to.include({ code: -32071 });
-    expect((err as { data: { upstream: { name: string } } }).data.upstream.name).to.equal('base-chain');
+    // Named, never located: a client does not learn where the base chain lives.
+    expect((err as { data: unknown }).data).to.deep.equal({ upstream: 'base-chain', kind: 'unreachable' });
   });
 });

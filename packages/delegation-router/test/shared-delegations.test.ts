@@ -36,7 +36,10 @@ describe('delegations shared through a real redis-server', function () {
   });
 
   /** One router instance: its own source, its own Redis connection. */
-  async function instance(): Promise<{ source: DelegationSource; client: Redis }> {
+  async function instance(
+    options: { ttlMs?: number; follow?: boolean } = {},
+  ): Promise<{ source: DelegationSource; client: Redis }> {
+    const ttlMs = options.ttlMs ?? 60_000;
     const client = new Redis(redis.url, { keyPrefix: 'test:' });
     clients.push(client);
     await waitFor(() => client.status === 'ready', 'redis ready');
@@ -46,8 +49,9 @@ describe('delegations shared through a real redis-server', function () {
         programId: DELEGATION_PROGRAM_ID,
         commitment: 'confirmed',
         maxEntries: 100,
-        ttlMs: 60_000,
-        shared: new SharedDelegations(client, 60_000),
+        ttlMs,
+        follow: options.follow ? { wsUrl: chain.wsUrl, ttlMs: 60_000, max: 100 } : undefined,
+        shared: new SharedDelegations(client, ttlMs),
       },
       caller,
       () => undefined,
@@ -78,5 +82,42 @@ describe('delegations shared through a real redis-server', function () {
     );
     expect(await one.source.recordOf(account)).to.include({ authority: er });
     expect(chain.multipleAccountsSizes).to.deep.equal([1]);
+  });
+
+  /** A value anyone who can write to Redis could put there: schema-valid, pinned far into the future. */
+  const forged = (authority: string): string =>
+    JSON.stringify({
+      record: {
+        authority,
+        owner: '11111111111111111111111111111111',
+        delegationSlot: '1',
+        lamports: '1',
+        commitFrequencyMs: '1',
+      },
+      slot: '999999999999999',
+      until: Date.now() + 10 * 365 * 24 * 3600 * 1000,
+    });
+
+  it("a forged value in Redis is trusted at most ttlMs from this instance's read, whatever its until says", async () => {
+    const [account, forger] = [newIdentity(), newIdentity()];
+    const one = await instance({ ttlMs: 200 });
+    await one.client.set(delegationKey(account), forged(forger));
+    expect(await one.source.recordOf(account)).to.include({ authority: forger });
+    // Only the base chain's own read ends it: the forger's value must not be read back in.
+    await one.client.del(delegationKey(account));
+    await waitFor(async () => (await one.source.recordOf(account)) === null, 'the base chain read again');
+    expect(chain.multipleAccountsSizes).to.deep.equal([1]);
+  });
+
+  it("a forged value in Redis never outranks this instance's own notification, whatever its slot says", async () => {
+    const [account, forger] = [newIdentity(), newIdentity()];
+    const one = await instance({ ttlMs: 60_000, follow: true });
+    await one.client.set(delegationKey(account), forged(forger));
+    expect(await one.source.recordOf(account)).to.include({ authority: forger });
+    await waitFor(() => chain.subscriptionCount === 1, 'its record followed');
+    // The chain says the record is closed (its own slot is far below the forged one).
+    await chain.undelegate(account);
+    await waitFor(async () => (await one.source.recordOf(account)) === null, 'the notification taken');
+    one.source.stop();
   });
 });

@@ -1,7 +1,7 @@
 import type { PluginContext } from '@rollup-router/core';
 import { address, type Address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
-import { badReply, type UpstreamCaller } from '../upstream/upstream-caller.js';
+import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { delegationRecordAddress } from './record-address.js';
 import { decodeDelegationRecord, type DelegationRecord } from './record-codec.js';
@@ -17,8 +17,11 @@ export interface DelegationSourceOptions {
   readonly maxEntries: number;
   /** How long a read is trusted when its record could not be followed. */
   readonly ttlMs: number;
-  /** With a websocket URL, records are followed with accountSubscribe and trusted this long. */
-  readonly follow?: { readonly wsUrl: string; readonly ttlMs: number };
+  /**
+   * With a websocket URL, the records routing depends on are followed with accountSubscribe
+   * and trusted this long, `max` of them at most.
+   */
+  readonly follow?: { readonly wsUrl: string; readonly ttlMs: number; readonly max: number };
   /** Reads shared with other instances through Redis. */
   readonly shared?: SharedDelegations;
 }
@@ -32,10 +35,16 @@ export interface DelegationListener {
    * or dropped otherwise (its record no longer followed, expired, cleared): ask again to keep up.
    */
   forgotten(account: string, evicted: boolean): void;
+  /** Whether `account` must be followed even while not delegated (a subscription relayed for it). */
+  wants(account: string): boolean;
 }
 
-/** What is known of one account: its record, or `null` when it is not delegated, as of `slot`. */
-type Known = { readonly record: DelegationRecord | null; readonly slot: bigint };
+/**
+ * What is known of one account: its record, or `null` when it is not delegated, as of
+ * `slot`. `shared` marks what another instance wrote to Redis: its slot is the writer's
+ * word, so anything this instance reads or is notified of itself replaces it.
+ */
+type Known = { readonly record: DelegationRecord | null; readonly slot: bigint; readonly shared?: true };
 
 interface Miss {
   readonly account: string;
@@ -63,6 +72,7 @@ export class DelegationSource {
   private readonly programId: Address;
   private readonly follower: RecordFollower | undefined;
   private readonly listeners = new Set<DelegationListener>();
+  private capWarned = false;
 
   constructor(
     private readonly options: DelegationSourceOptions,
@@ -148,54 +158,116 @@ export class DelegationSource {
 
   private async read(all: readonly Miss[]): Promise<void> {
     try {
-      const allPdas = await Promise.all(
+      const pdas = await Promise.all(
         all.map((m) => delegationRecordAddress(address(m.account), this.programId)),
       );
-      // Subscribe before reading, so that no change between the read and the subscription is missed.
-      const allFollowed = await Promise.all(
-        all.map((m, i) => this.follower?.follow(m.account, allPdas[i]!) ?? false),
+      // Accounts followed whatever their record says are subscribed before the read, so that
+      // no change between the read and the subscription is missed.
+      const followedBefore = await Promise.all(
+        all.map((m, i) => (this.mustFollow(m.account) ? this.follow(m.account, pdas[i]!) : false)),
       );
-      const shared = (await this.options.shared?.get(all.map((m) => m.account))) ?? new Map<string, never>();
-      const misses: Miss[] = [];
-      const pdas: string[] = [];
-      const followed: boolean[] = [];
-      all.forEach((miss, i) => {
-        const read = shared.get(miss.account);
-        if (read === undefined) {
-          misses.push(miss);
-          pdas.push(allPdas[i]!);
-          followed.push(allFollowed[i]!);
-          return;
-        }
-        // Another instance's read is trusted only as long as it trusted it itself.
-        if (this.cache.peek(miss.account) === undefined) {
-          this.cache.set(miss.account, read, { ttl: Math.max(1, read.until - Date.now()) });
-          this.tell(miss.account, read.record);
-        }
-        miss.resolve(this.recordNow(miss.account, read.record));
-      });
+      const misses = await this.takeShared(all, pdas, followedBefore);
       if (misses.length === 0) return;
+      const asked = misses.map((i) => pdas[i]!);
       const reply = await this.caller.call<unknown>(this.options.baseChain, 'getMultipleAccounts', [
-        pdas,
+        asked,
         { encoding: 'base64', commitment: this.options.commitment },
       ]);
-      const value = accountsIn(reply, pdas.length);
-      if (!value) throw badReply(this.options.baseChain, 'getMultipleAccounts answered no account list');
+      const value = accountsIn(reply, asked.length);
+      if (!value) {
+        throw this.caller.badReply(
+          this.options.baseChain,
+          'getMultipleAccounts',
+          'getMultipleAccounts answered no account list',
+        );
+      }
       const slot = BigInt((reply as { context?: { slot?: number } }).context?.slot ?? 0);
-      misses.forEach((miss, i) => {
-        const record = this.recordIn(miss.account, pdas[i]!, value[i] ?? null);
+      misses.forEach((i, k) => {
+        const miss = all[i]!;
+        const record = this.recordIn(miss.account, pdas[i]!, value[k] ?? null);
+        // Found delegated: followed from now on, so that its undelegation is seen at once. Not
+        // subscribed before this read, so trusted only ttlMs: the next read is then followed.
+        if (record !== null && !followedBefore[i]) void this.follow(miss.account, pdas[i]!);
         // A notification that came in meanwhile is newer than this read: it stands.
         const notified = this.cache.peek(miss.account);
-        if (notified === undefined || notified.slot < slot) {
-          this.cache.set(miss.account, { record, slot }, { ttl: this.ttlOf(followed[i]!) });
+        if (notified === undefined || notified.shared || notified.slot < slot) {
+          this.cache.set(miss.account, { record, slot }, { ttl: this.ttlOf(followedBefore[i]!) });
           this.options.shared?.put(miss.account, record, slot);
           this.tell(miss.account, record);
         }
         miss.resolve(this.recordNow(miss.account, record));
       });
     } catch (err) {
-      for (const miss of all) miss.reject(err);
+      // A follow is ended with its cache entry: one that got none is ended here.
+      for (const miss of all) {
+        if (!this.cache.has(miss.account)) this.follower?.unfollow(miss.account);
+        miss.reject(err);
+      }
     }
+  }
+
+  /**
+   * Resolves the lookups another instance's read in Redis answers; returns the indexes of
+   * the others, to be read from the base chain.
+   */
+  private async takeShared(
+    all: readonly Miss[],
+    pdas: readonly string[],
+    followedBefore: readonly boolean[],
+  ): Promise<number[]> {
+    const shared = (await this.options.shared?.get(all.map((m) => m.account))) ?? new Map<string, never>();
+    const misses: number[] = [];
+    all.forEach((miss, i) => {
+      const read = shared.get(miss.account);
+      if (read === undefined) return void misses.push(i);
+      // What another instance wrote is trusted for ttlMs from now at most, whatever it says.
+      if (this.cache.peek(miss.account) === undefined) {
+        // Followed like a delegation read here: the chain's own word then replaces it at once.
+        if (read.record !== null && !followedBefore[i]) void this.follow(miss.account, pdas[i]!);
+        const ttl = Math.max(1, Math.min(this.options.ttlMs, read.until - Date.now()));
+        this.cache.set(miss.account, { record: read.record, slot: read.slot, shared: true }, { ttl });
+        this.tell(miss.account, read.record);
+      }
+      miss.resolve(this.recordNow(miss.account, read.record));
+    });
+    return misses;
+  }
+
+  /**
+   * Makes sure `account` is followed while its subscriptions are relayed, and returns its
+   * record. A record cached unfollowed is followed from now on and read again when its
+   * entry expires (within ttlMs), then with the subscription in place.
+   */
+  watch(account: string): Promise<DelegationRecord | null> {
+    if (this.follower !== undefined && this.cache.has(account) && !this.follower.follows(account)) {
+      void delegationRecordAddress(address(account), this.programId).then((pda) => this.follow(account, pda));
+    }
+    return this.recordOf(account);
+  }
+
+  /** Whether routing needs `account` followed whatever its record says. */
+  private mustFollow(account: string): boolean {
+    if (this.follower === undefined) return false;
+    if (this.follower.follows(account)) return true;
+    for (const l of this.listeners) if (l.wants(account)) return true;
+    return false;
+  }
+
+  /** Follows `account`'s record unless the cap is reached; true once the chain confirmed it. */
+  private follow(account: string, pda: string): Promise<boolean> {
+    const follower = this.follower;
+    if (follower === undefined) return Promise.resolve(false);
+    if (!follower.follows(account) && follower.count >= this.options.follow!.max) {
+      if (!this.capWarned) {
+        this.capWarned = true;
+        this.log()?.warn(
+          { maxFollowed: this.options.follow!.max },
+          'delegation records followed reached delegations.maxFollowed; others are read and trusted for ttlMs',
+        );
+      }
+      return Promise.resolve(false);
+    }
+    return follower.follow(account, pda);
   }
 
   /** What the cache holds for `account` now (a notification may be newer than `read`). */
@@ -211,7 +283,7 @@ export class DelegationSource {
   /** A notification of a followed record: the cache takes it unless it holds a newer read. */
   private changed(account: string, pda: string, value: NotifiedAccount | null, slot: bigint): void {
     const known = this.cache.peek(account);
-    if (known !== undefined && known.slot > slot) return;
+    if (known !== undefined && !known.shared && known.slot > slot) return;
     const record = this.recordIn(account, pda, value);
     this.cache.set(account, { record, slot }, { ttl: this.ttlOf(true) });
     this.options.shared?.put(account, record, slot);

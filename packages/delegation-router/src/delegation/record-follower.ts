@@ -101,6 +101,11 @@ export class RecordFollower {
     this.followed.delete(account);
   }
 
+  /** Whether `account`'s record is followed (or its subscription under way). */
+  follows(account: string): boolean {
+    return this.followed.has(account);
+  }
+
   /** How many records are followed. */
   get count(): number {
     return this.followed.size;

@@ -12,7 +12,7 @@ import {
 } from '../generated/schemas.js';
 import type { Routing } from '../routing.js';
 import type { Origins } from '../upstream/origins.js';
-import { badReply, type UpstreamCaller } from '../upstream/upstream-caller.js';
+import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 /** At most a config object: the upstream checks it. */
@@ -121,7 +121,10 @@ function getTransactionMethod(
   });
 }
 
-/** getMultipleAccounts: each account asked of the chain that holds it, the answers merged in request order. */
+/**
+ * getMultipleAccounts: each account asked of the chain that holds it, the answers merged
+ * in request order.
+ */
 function getMultipleAccountsMethod(
   routing: Routing,
   caller: UpstreamCaller,
@@ -141,7 +144,7 @@ function getMultipleAccountsMethod(
       });
       if (groups.size === 0) groups.set(base.name, { upstream: base, at: [] });
       const value: unknown[] = new Array(accounts.length).fill(null);
-      let context: AccountsAnswer['context'] | undefined;
+      const contexts = new Map<string, AccountsAnswer['context']>();
       await Promise.all(
         [...groups.values()].map(async ({ upstream, at }) => {
           const keys = at.map((i) => accounts[i]);
@@ -152,13 +155,20 @@ function getMultipleAccountsMethod(
             ctx.signal,
           );
           if (!Array.isArray(answer?.value) || answer.value.length !== keys.length) {
-            throw badReply(upstream, 'getMultipleAccounts answered no account list of the right length');
+            throw caller.badReply(
+              upstream,
+              'getMultipleAccounts',
+              'getMultipleAccounts answered no account list of the right length',
+            );
           }
           at.forEach((i, k) => (value[i] = answer.value[k]));
-          if (!context || answer.context?.slot > context.slot) context = answer.context;
+          contexts.set(upstream.name, answer.context);
         }),
       );
-      return { context: context!, value };
+      // ER slots count on clocks of their own: the base chain's context when it answered a
+      // part, else the context of the ER that holds the first account.
+      const context = contexts.get(base.name) ?? contexts.get(holders[0]?.name ?? base.name)!;
+      return { context, value };
     },
   });
 }

@@ -29,7 +29,8 @@ export function getBlockhashForAccountsMethod(
     handler: async ([accounts], ctx) => {
       const target = await routing.targetOf(accounts);
       const { blockhash, lastValidBlockHeight } = await recent.of(target, ctx);
-      blockhashes.remember(blockhash, target);
+      // Only a vetted chain's word decides where every client's isBlockhashValid goes.
+      if (target.vetted) blockhashes.remember(blockhash, target);
       return { blockhash, lastValidBlockHeight };
     },
   });

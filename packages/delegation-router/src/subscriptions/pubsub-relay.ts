@@ -64,6 +64,7 @@ export class PubsubRelay {
       forgotten: (account, evicted) => {
         if (!evicted && this.byAccount.has(account)) setImmediate(() => this.route(account));
       },
+      wants: (account) => this.byAccount.has(account),
     });
   }
 
@@ -126,7 +127,7 @@ export class PubsubRelay {
   /** Reads where `account` is delegated (the cache, or the base chain) and moves its subscriptions there. */
   private route(account: string): void {
     if (this.stopped || !this.byAccount.has(account)) return;
-    this.routing.source.recordOf(account).then(
+    this.routing.source.watch(account).then(
       (record) => {
         for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record);
       },

@@ -12,6 +12,13 @@ import {
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 
+/** The fee payer's key and signature over the message bytes (views into the wire bytes). */
+export interface SignedMessage {
+  readonly feePayer: ReadonlyUint8Array;
+  readonly signature: ReadonlyUint8Array;
+  readonly message: Uint8Array;
+}
+
 /** A v0 transaction's use of one address lookup table. */
 export interface TableLookup {
   readonly table: string;
@@ -22,6 +29,8 @@ export interface TableLookup {
 export interface RoutedTransaction {
   /** The fee payer's signature: the transaction's id. */
   readonly signature: string;
+  /** What proves `signature` the transaction's own: the fee payer's key, its signature and the signed message. */
+  readonly signed: SignedMessage;
   readonly version: 'legacy' | 0;
   /** The writable accounts among the static keys, in message order. */
   readonly writableStatic: readonly string[];
@@ -177,6 +186,11 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
       tx: {
         get signature() {
           return base58Text.decode(feePayerSignature);
+        },
+        signed: {
+          feePayer: staticAccounts[0]!,
+          signature: feePayerSignature,
+          message: bytes.subarray(messageStart, end),
         },
         version: message.version,
         writableStatic,

@@ -2,7 +2,7 @@ import { RpcError } from '@rollup-router/core';
 import { getAddressDecoder } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import { DelegationError } from '../errors.js';
-import { badReply, type UpstreamCaller } from '../upstream/upstream-caller.js';
+import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { TableLookup } from './decode-transaction.js';
 
@@ -14,7 +14,8 @@ const META_SIZE = 56;
 const addressDecoder = getAddressDecoder();
 
 /**
- * The addresses of address lookup tables, read from the base chain and cached. A table
+ * The addresses of address lookup tables, read from the base chain and cached (at most
+ * `maxAddresses` addresses, all tables together). A table
  * only ever grows (addresses are appended, never changed), so a cached table answers
  * every index it holds; an index past its end is read again.
  */
@@ -24,9 +25,13 @@ export class LookupTables {
   constructor(
     private readonly caller: UpstreamCaller,
     private readonly baseChain: Upstream,
-    maxTables: number,
+    maxAddresses: number,
   ) {
-    this.tables = new LRUCache({ max: maxTables });
+    // Bounded by what it holds, not by tables: anyone can create full tables and name them.
+    this.tables = new LRUCache({
+      maxSize: maxAddresses,
+      sizeCalculation: (addresses) => Math.max(1, addresses.length),
+    });
   }
 
   /** The writable addresses the lookups name, in order. */
@@ -63,7 +68,11 @@ export class LookupTables {
     ]);
     const value = reply?.value;
     if (!Array.isArray(value) || value.length !== tables.length) {
-      throw badReply(this.baseChain, 'getMultipleAccounts answered no account list');
+      throw this.caller.badReply(
+        this.baseChain,
+        'getMultipleAccounts',
+        'getMultipleAccounts answered no account list',
+      );
     }
     tables.forEach((table, i) => {
       const account = value[i] as { owner?: unknown; data?: unknown } | null;

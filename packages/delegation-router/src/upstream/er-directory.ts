@@ -6,9 +6,20 @@ export interface IdentityChoice {
   readonly allow?: readonly string[];
 }
 
+/** An ER of the route table, or why routing may not use it. */
+export type ErLookup =
+  | { readonly ok: true; readonly er: Upstream }
+  | { readonly ok: false; readonly reason: 'not_listed' | 'not_allowed' };
+
 /**
- * The ERs of the route table (the routes plugin's registry, file or chain), by identity.
- * Routing by delegation uses every registered ER, healthy or not: only the ER an account
+ * The ERs of the route table (the routes plugin's registry, file or chain), by identity,
+ * and which of them this router trusts. With `identity.allow`, only those (and the pinned
+ * one) are routed to or recommended: a record naming any other ER is refused, whatever
+ * the registry lists. Without it, every node of the route table is, and one is vetted
+ * (its answers may decide things for other clients) only when the operator listed it,
+ * which with an open registry (routes.chain) no node is.
+ *
+ * Routing by delegation uses every routable ER, healthy or not: only the ER an account
  * is delegated to can take its transactions, so a down ER is an upstream error, not a
  * reason to send elsewhere. Recommending one (getIdentity) uses the available ones only.
  */
@@ -18,14 +29,24 @@ export class ErDirectory {
   constructor(
     private readonly registry: RouteRegistry,
     private readonly choice: IdentityChoice,
+    private readonly openRegistry: boolean,
   ) {
-    this.allow = choice.allow ? new Set(choice.allow) : undefined;
+    this.allow = choice.allow
+      ? new Set([...choice.allow, ...(choice.pin === undefined ? [] : [choice.pin])])
+      : undefined;
   }
 
-  /** The ER with this identity, if the route table lists it. */
-  byIdentity(identity: string): Upstream | undefined {
+  /** Whether routing is limited to an allow-list. */
+  get restricted(): boolean {
+    return this.allow !== undefined;
+  }
+
+  /** The ER with this identity when routing may use it, or why not. */
+  lookup(identity: string): ErLookup {
+    if (this.allow !== undefined && !this.allow.has(identity)) return { ok: false, reason: 'not_allowed' };
     const node = this.registry.nodes().find((n) => n.entry.identity === identity);
-    return node && erUpstream(identity, node.entry.fqdn);
+    if (node === undefined) return { ok: false, reason: 'not_listed' };
+    return { ok: true, er: this.upstreamOf(identity, node.entry.fqdn) };
   }
 
   /**
@@ -37,14 +58,18 @@ export class ErDirectory {
     const available = this.registry.nodes().filter((n) => n.available);
     if (this.choice.pin !== undefined) {
       const pinned = available.find((n) => n.entry.identity === this.choice.pin);
-      return pinned && erUpstream(pinned.entry.identity, pinned.entry.fqdn);
+      return pinned && this.upstreamOf(pinned.entry.identity, pinned.entry.fqdn);
     }
     const allowed = this.allow ? available.filter((n) => this.allow!.has(n.entry.identity)) : available;
     let best: (typeof allowed)[number] | undefined;
     for (const node of allowed) {
       if (best === undefined || faster(node.lastLatencyMs, best.lastLatencyMs)) best = node;
     }
-    return best && erUpstream(best.entry.identity, best.entry.fqdn);
+    return best && this.upstreamOf(best.entry.identity, best.entry.fqdn);
+  }
+
+  private upstreamOf(identity: string, url: string): Upstream {
+    return erUpstream(identity, url, this.allow !== undefined || !this.openRegistry);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { BlockhashForAccountsResult } from '../generated/schemas.js';
-import { badReply, type UpstreamCaller } from './upstream-caller.js';
+import type { UpstreamCaller } from './upstream-caller.js';
 import type { Upstream } from './upstream.js';
 
 interface LatestBlockhash {
@@ -58,8 +58,9 @@ export class RecentBlockhashes {
       typeof lastValidBlockHeight !== 'number' ||
       lastValidBlockHeight < 1
     ) {
-      throw badReply(
+      throw this.caller.badReply(
         upstream,
+        'getLatestBlockhash',
         'getLatestBlockhash answered no blockhash with a positive lastValidBlockHeight',
       );
     }
