@@ -202,4 +202,15 @@ describe('the SDK router trusts only what the operator configured', function () 
     expect(error?.data).to.deep.equal({ code: -32071, upstream: 'base-chain', kind: 'unreachable' });
     expect(JSON.stringify(error)).to.not.include('127.0.0.1');
   });
+
+  it("a merged getMultipleAccounts carries the base chain's context, not the larger of two unrelated slot clocks", async () => {
+    await router();
+    const [delegated, plain] = [newIdentity(), newIdentity()];
+    const { slot: baseSlot } = base.notifyAccount(newIdentity(), null);
+    await base.delegate(delegated, erIdentity);
+    // The ER's clock runs ahead of the base chain's.
+    for (let i = 0; i < baseSlot + 50; i++) er.notifyAccount(newIdentity(), null);
+    const { result } = await call('getMultipleAccounts', [[delegated, plain]]);
+    expect((result as { context: { slot: number } }).context.slot).to.equal(baseSlot + 1);
+  });
 });
