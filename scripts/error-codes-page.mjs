@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import prettier from 'prettier';
 import { createLogger, createRpc, HttpRefusal } from '@rollup-router/core';
 import { wireError } from '@rollup-router/core/internal';
+import { delegationRouterPlugin } from '@rollup-router/delegation-router';
 import { routesPlugin } from '@rollup-router/routes';
 import { signatureStatusesPlugin } from '@rollup-router/signature-statuses';
 
@@ -18,9 +19,15 @@ export const END = '<!-- error-codes:end -->';
 
 /** Every error the reference service declares: the core's and its plugins', in declaration order. */
 export function declaredErrors() {
+  const routes = routesPlugin({ routes: [] });
+  // Built, never started: its base chain is never called.
+  const delegation = delegationRouterPlugin({
+    baseChain: { url: 'http://127.0.0.1:9' },
+    registry: routes.registry,
+  });
   const rpc = createRpc({
     logger: createLogger({ level: 'silent' }),
-    plugins: [routesPlugin({ routes: [] }), signatureStatusesPlugin()],
+    plugins: [routes, signatureStatusesPlugin(), delegation],
   });
   return rpc.discover()['x-errors'];
 }

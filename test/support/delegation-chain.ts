@@ -16,6 +16,14 @@ import {
 
 export const VALIDATOR_A = 'http://127.0.0.1:17799';
 
+/**
+ * The rentEpoch of a rent-exempt account, as Agave writes it: u64::MAX, which no JavaScript
+ * number holds, so the stand-in writes a mark and puts the number's text in its place.
+ */
+export const U64_MAX = '18446744073709551615';
+const U64_MAX_MARK = 'u64::MAX';
+const withU64 = (json: string): string => json.replaceAll(`"${U64_MAX_MARK}"`, U64_MAX);
+
 interface StoredAccount {
   readonly data: Uint8Array;
   readonly owner: string;
@@ -161,11 +169,13 @@ export class DelegationChain {
     for (const [subscription, { socket, pubkey: followed }] of this.subscriptions) {
       if (followed !== pubkey) continue;
       socket.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'accountNotification',
-          params: { result: { context: { slot }, value }, subscription },
-        }),
+        withU64(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'accountNotification',
+            params: { result: { context: { slot }, value }, subscription },
+          }),
+        ),
       );
     }
     return { slot };
@@ -179,7 +189,7 @@ export class DelegationChain {
       executable: false,
       lamports: 1_559_040,
       owner: found.owner,
-      rentEpoch: 0,
+      rentEpoch: U64_MAX_MARK,
       space: found.data.length,
     };
   }
@@ -197,7 +207,7 @@ export class DelegationChain {
     this.methods.push(call.method ?? '(not JSON)');
     const send = (result: unknown): void => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+      res.end(withU64(JSON.stringify({ jsonrpc: '2.0', result, id: call.id })));
     };
     const context = { apiVersion: '2.2.1', slot: this.slot };
     if (call.method === 'getMultipleAccounts' && Array.isArray(call.params?.[0])) {

@@ -65,3 +65,13 @@ export {
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';
 export type { RateLimiterLike } from './rate-limit.js';
+export {
+  Forwarder,
+  forwardedMethods,
+  type ForwardCall,
+  type ForwardedMethod,
+  type ForwarderOptions,
+  type ForwardOutcome,
+  type ForwardTarget,
+} from './forwarding.js';
+export { elementTexts, memberText, resultText } from './result-text.js';

@@ -27,6 +27,8 @@ export interface JsonRpcCall {
   readonly timeoutMs: number;
   /** The caller's own end (its deadline, or its callers gone): reported as `aborted`. */
   readonly signal?: AbortSignal;
+  /** A reply over this many bytes is not read further; default the client's `maxReplyBytes`. */
+  readonly maxReplyBytes?: number;
   /**
    * Tries again after a connection error (refused, reset, closed), this many times. Never
    * after a timeout: the server may still be working on it. Default 0.
@@ -39,7 +41,13 @@ export type JsonRpcReplyProblem = 'too_large' | 'not_json' | 'not_jsonrpc' | 'wr
 
 /** An HTTP answer came: a JSON-RPC response (success or error, any HTTP status), or a bad reply. */
 export type JsonRpcAnswered =
-  | { readonly kind: 'reply'; readonly httpStatus: number; readonly reply: JsonrpcResponse }
+  | {
+      readonly kind: 'reply';
+      readonly httpStatus: number;
+      readonly reply: JsonrpcResponse;
+      /** The response as the server wrote it: `resultText` takes its result's own bytes from it. */
+      readonly text: string;
+    }
   | {
       readonly kind: 'bad_reply';
       readonly httpStatus: number;
@@ -111,7 +119,8 @@ export class JsonRpcClient {
   call(url: string, call: JsonRpcCall): Promise<JsonRpcOutcome> {
     const id = call.id ?? this.nextId++;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params });
-    return this.attempts(url, body, call, (status, text) => interpret(status, text, id, this.maxReplyBytes));
+    const max = call.maxReplyBytes ?? this.maxReplyBytes;
+    return this.attempts(url, body, call, (status, text) => interpret(status, text, id, max));
   }
 
   /** Sends calls as one batch; never after a connection error (a batch is not retried). */
@@ -129,7 +138,7 @@ export class JsonRpcClient {
   private async attempts<T>(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries'>,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries' | 'maxReplyBytes'>,
     read: (httpStatus: number, text: string | undefined) => T,
   ): Promise<T | JsonRpcNoAnswer> {
     const retries = call.connectionRetries ?? 0;
@@ -155,7 +164,7 @@ export class JsonRpcClient {
   private exchange(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal'>,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'maxReplyBytes'>,
   ): Promise<{ status: number; text: string | undefined }> {
     let endpoint;
     try {
@@ -169,7 +178,8 @@ export class JsonRpcClient {
         : this.headers;
     if (call.signal?.aborted) return Promise.reject(CANCELLED);
     return new Promise((resolve, reject) => {
-      const reader = new ReplyReader(this.maxReplyBytes, call.timeoutMs, call.signal, resolve, reject);
+      const max = call.maxReplyBytes ?? this.maxReplyBytes;
+      const reader = new ReplyReader(max, call.timeoutMs, call.signal, resolve, reject);
       endpoint.pool.dispatch({ method: 'POST', path: endpoint.path, headers, body }, reader);
     });
   }
@@ -285,7 +295,7 @@ function interpret(httpStatus: number, text: string | undefined, id: number, max
     return bad('not_jsonrpc', `not a JSON-RPC 2.0 response: ${f.path} ${f.message}`);
   }
   if (message.error == null && message.id !== id) return bad('wrong_id', 'answer for another request id');
-  return { kind: 'reply', httpStatus, reply: message };
+  return { kind: 'reply', httpStatus, reply: message, text };
 }
 
 function interpretBatch(httpStatus: number, text: string | undefined, max: number): JsonRpcBatchOutcome {

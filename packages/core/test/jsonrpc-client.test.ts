@@ -61,6 +61,7 @@ describe('JsonRpcClient', () => {
       kind: 'reply',
       httpStatus: 200,
       reply: { jsonrpc: '2.0', result: 'ok', id: 9 },
+      text: '{"jsonrpc":"2.0","result":"ok","id":9}',
     });
     const error = await client.call(server.url, { method: 'behind', timeoutMs: 1000 });
     expect(error).to.include({ kind: 'reply', httpStatus: 503 });

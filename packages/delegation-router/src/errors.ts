@@ -36,12 +36,18 @@ export const DelegationError = defineErrors({
     code: -32074,
     message: 'Invalid transaction',
     meaning:
-      'sendTransaction: the wire transaction does not decode (bad base58/base64, not a legacy or v0 transaction); data says why',
+      'sendTransaction, simulateTransaction, getFeeForMessage: the wire transaction or message does not decode (bad base58/base64, not a legacy or v0 transaction); data says why',
   },
   LOOKUP_TABLE_NOT_FOUND: {
     code: -32075,
     message: 'Address lookup table not found',
     meaning:
       'sendTransaction: a v0 transaction names a lookup table the base chain does not hold; data names it',
+  },
+  REPLY_TOO_LARGE: {
+    code: -32076,
+    message: 'Upstream reply too large',
+    meaning:
+      "the upstream's answer passed this method's reply cap (delegation.maxReplyBytes); data names the upstream, the method and the cap",
   },
 });

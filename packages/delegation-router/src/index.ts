@@ -27,3 +27,10 @@ export {
   type DelegationRouterOptions,
   type DelegationRouterOptionsResolved,
 } from './generated/schemas.js';
+export {
+  METHOD_TABLE,
+  type ReplyClass,
+  type Route,
+  type TableEntry,
+  type TableMethod,
+} from './methods/method-table.js';

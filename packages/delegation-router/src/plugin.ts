@@ -3,7 +3,7 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
 import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
-import { forwardedMethods } from './methods/forwarded-methods.js';
+import { standardMethods } from './methods/forwarded-methods.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
 import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
 import { getIdentityMethod } from './methods/get-identity.js';
@@ -21,7 +21,7 @@ import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
 import { RecentBlockhashes } from './upstream/recent-blockhashes.js';
-import { UpstreamCaller } from './upstream/upstream-caller.js';
+import { upstreamCaller } from './upstream/upstream-caller.js';
 import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
 import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
@@ -89,7 +89,7 @@ function pubsubRelayOf(
 export function delegationRouterPlugin(options: DelegationRouterPluginOptions): DelegationRouterPlugin {
   const { json, hooks } = resolveOptions(options);
   let log: PluginContext['log'] | undefined;
-  const caller = new UpstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, () => log);
+  const caller = upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, () => log);
   const baseChain = baseChainUpstream(json.baseChain.url);
   const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
   const ers = new ErDirectory(hooks.registry, json.identity, hooks.openRegistry === true);
@@ -116,7 +116,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       getIdentityMethod(ers),
       getDelegationStatusMethod(routing),
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent, () => log),
-      ...forwardedMethods(routing, caller, blockhashes, sent),
+      ...standardMethods({ routing, caller, tables, blockhashes, sent, caps: json.maxReplyBytes }),
     ],
     subscriptions: [accountSubscription(relay), slotSubscription(relay)],
     start(ctx: PluginContext) {

@@ -9,7 +9,7 @@ import { newIdentity } from '@rollup-router/test-support/solana';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { DelegationSource, DELEGATION_PROGRAM_ID } from '../src/index.js';
-import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
+import { upstreamCaller, type UpstreamCaller } from '../src/upstream/upstream-caller.js';
 import { baseChainUpstream } from '../src/upstream/upstream.js';
 
 describe('delegation source (a base-chain stand-in on loopback)', () => {
@@ -55,7 +55,7 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
 
   beforeEach(async () => {
     chain = await DelegationChain.start(undefined);
-    caller = new UpstreamCaller(new JsonRpcClient(), 2000);
+    caller = upstreamCaller(new JsonRpcClient(), 2000);
     lines.length = 0;
   });
   afterEach(async () => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { JsonRpcClient } from '@rollup-router/core';
 import { RecentBlockhashes } from '../src/upstream/recent-blockhashes.js';
-import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
+import { upstreamCaller, type UpstreamCaller } from '../src/upstream/upstream-caller.js';
 import { baseChainUpstream } from '../src/upstream/upstream.js';
 
 describe('RecentBlockhashes', () => {
@@ -33,7 +33,7 @@ describe('RecentBlockhashes', () => {
     }).listen(0, '127.0.0.1');
     await once(server, 'listening');
     chain = baseChainUpstream(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    caller = new UpstreamCaller(new JsonRpcClient(), 2000);
+    caller = upstreamCaller(new JsonRpcClient(), 2000);
   });
   after(async () => {
     await caller.close();

@@ -6,7 +6,7 @@ import { hasRedisServer, startRedisServer, type RedisServer } from '@rollup-rout
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { DELEGATION_PROGRAM_ID, DelegationSource, delegationKey, SharedDelegations } from '../src/index.js';
-import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
+import { upstreamCaller, type UpstreamCaller } from '../src/upstream/upstream-caller.js';
 import { baseChainUpstream } from '../src/upstream/upstream.js';
 
 describe('delegations shared through a real redis-server', function () {
@@ -27,7 +27,7 @@ describe('delegations shared through a real redis-server', function () {
   });
   beforeEach(async () => {
     chain = await DelegationChain.start(undefined);
-    caller = new UpstreamCaller(new JsonRpcClient(), 2000);
+    caller = upstreamCaller(new JsonRpcClient(), 2000);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) c.disconnect();

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import bs58 from 'bs58';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { routesPlugin } from '@rollup-router/routes';
-import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
+import { DelegationChain, U64_MAX } from '@rollup-router/test-support/delegation-chain';
 import { serve, type Served } from '@rollup-router/test-support/serve';
 import { newIdentity, routeEntry } from '@rollup-router/test-support/solana';
 import { causeOf } from '@rollup-router/test-support/wire-error';
@@ -212,5 +212,21 @@ describe('the SDK router trusts only what the operator configured', function () 
     for (let i = 0; i < baseSlot + 50; i++) er.notifyAccount(newIdentity(), null);
     const { result } = await call('getMultipleAccounts', [[delegated, plain]]);
     expect((result as { context: { slot: number } }).context.slot).to.equal(baseSlot + 1);
+  });
+
+  it('a merged getMultipleAccounts keeps every byte the chains wrote: u64::MAX rentEpochs from the ER and the base chain', async () => {
+    await router();
+    // An account the ER holds (a record it stores), delegated to it on the base chain; and one the base chain holds.
+    const onEr = await er.delegate(newIdentity(), newIdentity());
+    await base.delegate(onEr, erIdentity);
+    const onBase = await base.delegate(newIdentity(), newIdentity());
+    const { text } = await served!.post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getMultipleAccounts',
+      params: [[onEr, onBase], { encoding: 'base64' }],
+    });
+    expect(text.split(`"rentEpoch":${U64_MAX}`)).to.have.length(3);
+    expect(er.methods).to.include('getMultipleAccounts');
   });
 });

@@ -1,97 +1,122 @@
 import {
   defineMethod,
+  elementTexts,
+  forwardedMethods,
+  memberText,
+  RawJson,
+  RpcError,
   type AnyMethodDefinition,
   type MethodDefinition,
   type Schema,
 } from '@rollup-router/core';
+import { DelegationError } from '../errors.js';
 import {
   accountQueryParamsSchema,
   getMultipleAccountsParamsSchema,
-  type AccountQueryParams,
+  type DelegationRouterOptionsResolved,
   type GetMultipleAccountsParams,
 } from '../generated/schemas.js';
 import type { Routing } from '../routing.js';
+import { decodeWireMessage, decodeWireTransaction } from '../transaction/decode-transaction.js';
+import type { LookupTables } from '../transaction/lookup-tables.js';
 import type { Origins } from '../upstream/origins.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { METHOD_TABLE, type Route, type TableEntry } from './method-table.js';
 
-/** At most a config object: the upstream checks it. */
-const optionalConfig = { type: 'array', maxItems: 1 } as const;
-const keyThenConfig = (title: string) =>
-  ({
-    type: 'array',
-    minItems: 1,
-    maxItems: 2,
-    prefixItems: [{ title, type: 'string', minLength: 1, maxLength: 128 }, { type: ['object', 'null'] }],
-  }) as const;
+export type ReplyCaps = DelegationRouterOptionsResolved['maxReplyBytes'];
 
-/** A method whose params go to one upstream as given, and whose answer comes back unchanged. */
-function forwarded<P extends readonly unknown[]>(
-  name: string,
-  summary: string,
-  params: Schema,
-  caller: UpstreamCaller,
-  targetOf: (params: P) => Upstream | Promise<Upstream>,
-): MethodDefinition<P, unknown> {
-  return defineMethod<P, unknown>({
-    name,
-    summary,
-    params,
-    handler: async (p, ctx) => caller.call(await targetOf(p ?? ([] as unknown as P)), name, p, ctx.signal),
-  });
+export interface ForwardingParts {
+  readonly routing: Routing;
+  readonly caller: UpstreamCaller;
+  readonly tables: LookupTables;
+  /** Where each blockhash handed out came from. */
+  readonly blockhashes: Origins;
+  /** Where each transaction went. */
+  readonly sent: Origins;
+  readonly caps: ReplyCaps;
 }
 
-interface AccountsAnswer {
-  readonly context: { readonly slot: number };
-  readonly value: readonly unknown[];
+const WIRE_MAX_LENGTH = 1700;
+const keyThen = (title: string, maxLength: number): Schema => ({
+  type: 'array',
+  minItems: 1,
+  maxItems: 2,
+  prefixItems: [{ title, type: 'string', minLength: 1, maxLength }, { type: ['object', 'null'] }],
+});
+
+/** Each route's params: what names the chain is checked here; the rest by the chain. */
+function paramsOf(entry: TableEntry): Schema {
+  switch (entry.route) {
+    case 'account':
+      return accountQueryParamsSchema;
+    case 'transaction':
+      return keyThen('Wire transaction', WIRE_MAX_LENGTH);
+    case 'message':
+      return keyThen('Wire message (base64)', WIRE_MAX_LENGTH);
+    case 'blockhash':
+      return keyThen('Blockhash', 128);
+    case 'base':
+      return { type: 'array', maxItems: entry.maxParams };
+  }
+}
+
+const SUMMARIES: Record<Route, string> = {
+  base: 'Forwarded to the base chain.',
+  account: 'Forwarded to the chain that holds the account: its ER while delegated, else the base chain.',
+  transaction:
+    'Forwarded to the chain that holds the writable accounts of the transaction, as sendTransaction.',
+  message: 'Forwarded to the chain that holds the writable accounts of the message, as sendTransaction.',
+  blockhash: 'Forwarded to the chain that handed out the blockhash through this router, else the base chain.',
+};
+
+const invalid = (reason: string): RpcError => RpcError.from(DelegationError.INVALID_TRANSACTION, { reason });
+
+/** Where a call of each route goes. */
+function targets(
+  parts: ForwardingParts,
+): Record<Route, (params: readonly unknown[]) => Promise<Upstream> | Upstream> {
+  const { routing, tables, blockhashes } = parts;
+  const base = routing.baseChain;
+  return {
+    base: () => base,
+    account: ([account]) => routing.targetOf([account as string]),
+    transaction: async ([wire, config]) => {
+      const encoding = (config as { encoding?: unknown } | null | undefined)?.encoding ?? 'base58';
+      if (encoding !== 'base58' && encoding !== 'base64') return base; // the chain answers it
+      const decoded = decodeWireTransaction(wire as string, encoding, 'unsigned');
+      if (!decoded.ok) throw invalid(decoded.reason);
+      return routing.targetOf(await tables.writableOf(decoded.tx));
+    },
+    message: async ([wire]) => {
+      const decoded = decodeWireMessage(wire as string);
+      if (!decoded.ok) throw invalid(decoded.reason);
+      return routing.targetOf(await tables.writableOf(decoded.message));
+    },
+    blockhash: ([blockhash]) => blockhashes.of(blockhash as string) ?? base,
+  };
 }
 
 /**
- * The Solana methods the SDKs' flows call beside the router's own: chain-wide ones from
- * the base chain (the Rust router answers getLatestBlockhash from the closest ER, which
- * breaks base-chain transactions), the rest from the chain that holds what they name.
+ * The standard Solana methods, each forwarded to where its data lives (method-table.ts),
+ * with its result as the chain wrote it; and the two answered by asking more than one
+ * chain: getTransaction and getMultipleAccounts.
  */
-export function forwardedMethods(
-  routing: Routing,
-  caller: UpstreamCaller,
-  blockhashes: Origins,
-  sent: Origins,
-): AnyMethodDefinition[] {
-  const base = routing.baseChain;
-  const methods = [
-    forwarded(
-      'getLatestBlockhash',
-      "Returns the base chain's latest blockhash.",
-      optionalConfig,
-      caller,
-      () => base,
-    ),
-    forwarded('getBlockHeight', "Returns the base chain's block height.", optionalConfig, caller, () => base),
-    forwarded<[string, unknown?]>(
-      'isBlockhashValid',
-      'Asks the chain that handed out the blockhash (the base chain when it is not known here).',
-      keyThenConfig('Blockhash'),
-      caller,
-      ([blockhash]) => blockhashes.of(blockhash) ?? base,
-    ),
-    getTransactionMethod(caller, sent, base),
-    forwarded<AccountQueryParams>(
-      'getBalance',
-      "Returns an account's balance from the chain that holds it.",
-      accountQueryParamsSchema,
-      caller,
-      ([account]) => routing.targetOf([account]),
-    ),
-    forwarded<AccountQueryParams>(
-      'getAccountInfo',
-      'Returns an account from the chain that holds it.',
-      accountQueryParamsSchema,
-      caller,
-      ([account]) => routing.targetOf([account]),
-    ),
-    getMultipleAccountsMethod(routing, caller),
-  ];
-  return methods as AnyMethodDefinition[];
+export function standardMethods(parts: ForwardingParts): AnyMethodDefinition[] {
+  const to = targets(parts);
+  const table = Object.entries(METHOD_TABLE).map(([name, entry]: [string, TableEntry]) => ({
+    name,
+    summary: SUMMARIES[entry.route],
+    params: paramsOf(entry),
+    targetOf: to[entry.route],
+    maxReplyBytes: parts.caps[entry.reply],
+    write: entry.write,
+  }));
+  return [
+    ...forwardedMethods(parts.caller, table),
+    getTransactionMethod(parts),
+    getMultipleAccountsMethod(parts),
+  ] as AnyMethodDefinition[];
 }
 
 /**
@@ -100,37 +125,42 @@ export function forwardedMethods(
  * transaction is not known here. An ER that does not answer is its error: the base chain's
  * null would say "no such transaction" of one that may well exist.
  */
-function getTransactionMethod(
-  caller: UpstreamCaller,
-  sent: Origins,
-  base: Upstream,
-): MethodDefinition<[string, unknown?], unknown> {
+function getTransactionMethod({
+  caller,
+  sent,
+  routing,
+  caps,
+}: ForwardingParts): MethodDefinition<[string, unknown?], unknown> {
+  const base = routing.baseChain;
   return defineMethod<[string, unknown?], unknown>({
     name: 'getTransaction',
     summary:
       'Asks the chain the transaction was sent to through this router, then the base chain when that one has it no more.',
-    params: keyThenConfig('Signature'),
+    params: keyThen('Signature', 128),
     handler: async (params, ctx) => {
+      const call = { signal: ctx.signal, maxReplyBytes: caps.large };
       const sentTo = sent.of(params[0]);
       if (sentTo !== undefined && sentTo !== base) {
-        const found = await caller.call(sentTo, 'getTransaction', params, ctx.signal);
-        if (found !== null) return found;
+        const found = await caller.forward(sentTo, 'getTransaction', params, call);
+        if (found.value !== null) return found;
       }
-      return caller.call(base, 'getTransaction', params, ctx.signal);
+      return caller.forward(base, 'getTransaction', params, call);
     },
   });
 }
 
 /**
  * getMultipleAccounts: each account asked of the chain that holds it, the answers merged
- * in request order.
+ * in request order from the texts the chains wrote (a u64 survives). ER slots count on
+ * clocks of their own: the merged context is the base chain's when it answered a part,
+ * else that of the ER that holds the first account.
  */
 function getMultipleAccountsMethod(
-  routing: Routing,
-  caller: UpstreamCaller,
-): MethodDefinition<GetMultipleAccountsParams, AccountsAnswer> {
+  parts: ForwardingParts,
+): MethodDefinition<GetMultipleAccountsParams, unknown> {
+  const { routing, caller, caps } = parts;
   const base = routing.baseChain;
-  return defineMethod<GetMultipleAccountsParams, AccountsAnswer>({
+  return defineMethod<GetMultipleAccountsParams, unknown>({
     name: 'getMultipleAccounts',
     summary: 'Returns each account from the chain that holds it, in request order.',
     params: getMultipleAccountsParamsSchema,
@@ -143,32 +173,61 @@ function getMultipleAccountsMethod(
         group.at.push(i);
       });
       if (groups.size === 0) groups.set(base.name, { upstream: base, at: [] });
-      const value: unknown[] = new Array(accounts.length).fill(null);
-      const contexts = new Map<string, AccountsAnswer['context']>();
-      await Promise.all(
-        [...groups.values()].map(async ({ upstream, at }) => {
-          const keys = at.map((i) => accounts[i]);
-          const answer = await caller.call<AccountsAnswer>(
-            upstream,
-            'getMultipleAccounts',
-            config === undefined ? [keys] : [keys, config],
-            ctx.signal,
-          );
-          if (!Array.isArray(answer?.value) || answer.value.length !== keys.length) {
-            throw caller.badReply(
-              upstream,
-              'getMultipleAccounts',
-              'getMultipleAccounts answered no account list of the right length',
-            );
-          }
-          at.forEach((i, k) => (value[i] = answer.value[k]));
-          contexts.set(upstream.name, answer.context);
-        }),
-      );
-      // ER slots count on clocks of their own: the base chain's context when it answered a
-      // part, else the context of the ER that holds the first account.
-      const context = contexts.get(base.name) ?? contexts.get(holders[0]?.name ?? base.name)!;
-      return { context, value };
+      if (groups.size === 1) {
+        const { upstream } = groups.values().next().value!;
+        return caller.forward(
+          upstream,
+          'getMultipleAccounts',
+          config === undefined ? [accounts] : [accounts, config],
+          {
+            signal: ctx.signal,
+            maxReplyBytes: caps.accounts,
+          },
+        );
+      }
+      return merged(parts, [...groups.values()], accounts, config, ctx.signal);
     },
+  });
+}
+
+/** The answers of several chains to one getMultipleAccounts, merged from their texts in request order. */
+async function merged(
+  { routing, caller, caps }: ForwardingParts,
+  groups: readonly { upstream: Upstream; at: number[] }[],
+  accounts: readonly string[],
+  config: GetMultipleAccountsParams[1],
+  signal: AbortSignal,
+): Promise<RawJson> {
+  const texts: string[] = new Array<string>(accounts.length).fill('null');
+  const values: unknown[] = new Array<unknown>(accounts.length).fill(null);
+  const contexts = new Map<string, { text: string; value: unknown }>();
+  await Promise.all(
+    groups.map(async ({ upstream, at }) => {
+      const keys = at.map((i) => accounts[i]);
+      const answer = await caller.forward(
+        upstream,
+        'getMultipleAccounts',
+        config === undefined ? [keys] : [keys, config],
+        { signal, maxReplyBytes: caps.accounts },
+      );
+      const value = (answer.value as { value?: unknown } | null)?.value;
+      const valueText = memberText(answer.json, 'value');
+      const elements = valueText === undefined ? undefined : elementTexts(valueText);
+      const context = memberText(answer.json, 'context');
+      if (!Array.isArray(value) || elements?.length !== keys.length || context === undefined) {
+        throw caller.badReply(upstream, 'getMultipleAccounts', 'no account list of the right length');
+      }
+      at.forEach((i, k) => {
+        texts[i] = elements[k]!;
+        values[i] = value[k];
+      });
+      contexts.set(upstream.name, { text: context, value: (answer.value as { context: unknown }).context });
+    }),
+  );
+  const first = groups.find((g) => g.at.includes(0))!.upstream;
+  const context = contexts.get(routing.baseChain.name) ?? contexts.get(first.name)!;
+  return new RawJson(`{"context":${context.text},"value":[${texts.join(',')}]}`, {
+    context: context.value,
+    value: values,
   });
 }

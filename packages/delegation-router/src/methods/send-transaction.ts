@@ -58,8 +58,7 @@ export function sendTransactionMethod(
       const decoded = decodeWireTransaction(wire, config?.encoding ?? 'base58');
       if (!decoded.ok) throw RpcError.from(DelegationError.INVALID_TRANSACTION, { reason: decoded.reason });
       const { tx } = decoded;
-      const writable = [...tx.writableStatic, ...(await tables.writableAddresses(tx.lookups))];
-      const target = await routing.targetOf(writable);
+      const target = await routing.targetOf(await tables.writableOf(tx));
       // Not the call's signal: a transaction handed to an upstream may land, so it is followed
       // to its answer (the upstream timeout bounds it) and tracked, even when its client left
       // or the call's deadline passed: its status is then asked of the upstream that took it.

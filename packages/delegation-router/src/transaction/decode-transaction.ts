@@ -26,16 +26,12 @@ export interface TableLookup {
 }
 
 /** What routing needs of a wire transaction. */
-export interface RoutedTransaction {
+export interface RoutedTransaction extends RoutedAccounts {
   /** The fee payer's signature: the transaction's id. */
   readonly signature: string;
   /** What proves `signature` the transaction's own: the fee payer's key, its signature and the signed message. */
   readonly signed: SignedMessage;
   readonly version: 'legacy' | 0;
-  /** The writable accounts among the static keys, in message order. */
-  readonly writableStatic: readonly string[];
-  /** Writable accounts held in lookup tables (v0), still to be resolved from the base chain. */
-  readonly lookups: readonly TableLookup[];
 }
 
 export type DecodedWire =
@@ -139,11 +135,70 @@ function wireBytes(wire: string, encoding: 'base58' | 'base64'): Uint8Array {
   return new Uint8Array(base58.encode(wire));
 }
 
+/** The writable static keys of a message, in message order, as text. */
+function writableStaticOf(message: ReturnType<typeof readMessage>): string[] {
+  const { header, staticAccounts } = message;
+  const signers = header.numSignerAccounts;
+  return staticAccounts
+    .filter((_, i) =>
+      i < signers
+        ? i < signers - header.numReadonlySignerAccounts
+        : i < staticAccounts.length - header.numReadonlyNonSignerAccounts,
+    )
+    .map(keyText);
+}
+
+const lookupsOf = (message: ReturnType<typeof readMessage>): TableLookup[] =>
+  message.lookups.map((l) => ({ table: keyText(l.lookupTableAddress), writableIndexes: l.writableIndexes }));
+
+/** Why a message read from `bytes` is not one, if so. */
+function messageIssue(message: ReturnType<typeof readMessage>, length: number): string | undefined {
+  if (message.end !== length) return `${length - message.end} bytes after the message`;
+  const signers = message.header.numSignerAccounts;
+  const accounts = message.staticAccounts.length;
+  if (signers < 1 || signers > accounts) return `the header names ${signers} signers of ${accounts} accounts`;
+  return undefined;
+}
+
+/** What routing needs of a transaction's or a message's accounts. */
+export interface RoutedAccounts {
+  /** The writable accounts among the static keys, in message order. */
+  readonly writableStatic: readonly string[];
+  /** Writable accounts held in lookup tables (v0), still to be resolved from the base chain. */
+  readonly lookups: readonly TableLookup[];
+}
+
+export type DecodedMessage =
+  { readonly ok: true; readonly message: RoutedAccounts } | { readonly ok: false; readonly reason: string };
+
+/** Decodes a wire message (getFeeForMessage's, base64) and takes what routing needs. Never throws. */
+export function decodeWireMessage(wire: string): DecodedMessage {
+  let bytes: Uint8Array;
+  try {
+    bytes = wireBytes(wire, 'base64');
+  } catch (err) {
+    return { ok: false, reason: `the message is not base64: ${(err as Error).message}` };
+  }
+  try {
+    const message = readMessage(bytes, 0);
+    const issue = messageIssue(message, bytes.length);
+    if (issue !== undefined) return { ok: false, reason: issue };
+    return { ok: true, message: { writableStatic: writableStaticOf(message), lookups: lookupsOf(message) } };
+  } catch (err) {
+    return { ok: false, reason: `not a legacy or v0 message: ${(err as Error).message}` };
+  }
+}
+
 /**
  * Decodes a signed wire transaction (legacy or v0) with @solana/kit's codecs and takes
  * what routing needs. Never throws: anything that is not such a transaction is a reason.
+ * `unsigned` accepts a fee payer without a signature, as simulateTransaction does.
  */
-export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64'): DecodedWire {
+export function decodeWireTransaction(
+  wire: string,
+  encoding: 'base58' | 'base64',
+  unsigned: 'unsigned' | undefined = undefined,
+): DecodedWire {
   let bytes: Uint8Array;
   try {
     bytes = wireBytes(wire, encoding);
@@ -153,34 +208,18 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
   try {
     const [signatures, messageStart] = signaturesDecoder.read(bytes, 0);
     const message = readMessage(bytes, messageStart);
-    const { end } = message;
-    if (end !== bytes.length)
-      return { ok: false, reason: `${bytes.length - end} bytes after the transaction` };
-    const { header, staticAccounts } = message;
-    const signers = header.numSignerAccounts;
-    if (signers < 1 || signers > staticAccounts.length) {
-      return {
-        ok: false,
-        reason: `the header names ${signers} signers of ${staticAccounts.length} accounts`,
-      };
-    }
+    const issue = messageIssue(message, bytes.length);
+    if (issue !== undefined)
+      return { ok: false, reason: issue.replace('after the message', 'after the transaction') };
+    const signers = message.header.numSignerAccounts;
     if (signatures.length !== signers) {
       return { ok: false, reason: `${signatures.length} signatures for ${signers} signers` };
     }
-    const writableStatic = staticAccounts
-      .filter((_, i) =>
-        i < signers
-          ? i < signers - header.numReadonlySignerAccounts
-          : i < staticAccounts.length - header.numReadonlyNonSignerAccounts,
-      )
-      .map(keyText);
+    const writableStatic = writableStaticOf(message);
     const feePayerSignature = signatures[0]!;
-    if (feePayerSignature.every((b) => b === 0))
+    if (unsigned === undefined && feePayerSignature.every((b) => b === 0))
       return { ok: false, reason: 'the fee payer has no signature' };
-    const lookups = message.lookups.map((l) => ({
-      table: keyText(l.lookupTableAddress),
-      writableIndexes: l.writableIndexes,
-    }));
+    const lookups = lookupsOf(message);
     return {
       ok: true,
       tx: {
@@ -188,9 +227,9 @@ export function decodeWireTransaction(wire: string, encoding: 'base58' | 'base64
           return base58Text.decode(feePayerSignature);
         },
         signed: {
-          feePayer: staticAccounts[0]!,
+          feePayer: message.staticAccounts[0]!,
           signature: feePayerSignature,
-          message: bytes.subarray(messageStart, end),
+          message: bytes.subarray(messageStart, message.end),
         },
         version: message.version,
         writableStatic,

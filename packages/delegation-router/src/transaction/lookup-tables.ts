@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { DelegationError } from '../errors.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { TableLookup } from './decode-transaction.js';
+import type { RoutedAccounts, TableLookup } from './decode-transaction.js';
 
 /** The address lookup table program. */
 export const LOOKUP_TABLE_PROGRAM_ID = 'AddressLookupTab1e1111111111111111111111111';
@@ -32,6 +32,12 @@ export class LookupTables {
       maxSize: maxAddresses,
       sizeCalculation: (addresses) => Math.max(1, addresses.length),
     });
+  }
+
+  /** Every writable account of a transaction or message: its static ones, then those of its lookup tables. */
+  async writableOf(routed: RoutedAccounts): Promise<string[]> {
+    if (routed.lookups.length === 0) return [...routed.writableStatic];
+    return [...routed.writableStatic, ...(await this.writableAddresses(routed.lookups))];
   }
 
   /** The writable addresses the lookups name, in order. */

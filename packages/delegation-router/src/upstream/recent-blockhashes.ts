@@ -50,7 +50,7 @@ export class RecentBlockhashes {
       upstream,
       'getLatestBlockhash',
       [{ commitment: 'confirmed' }],
-      signal,
+      { signal },
     );
     const { blockhash, lastValidBlockHeight } = reply?.value ?? {};
     if (

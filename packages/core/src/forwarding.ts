@@ -1,0 +1,157 @@
+import type { Logger } from 'pino';
+import type { CallContext } from './call-context.js';
+import { RpcError } from './errors.js';
+import type { JsonRpcClient, JsonRpcOutcome } from './jsonrpc-client.js';
+import { defineMethod, type MaybePromise, type MethodDefinition, type Schema } from './method.js';
+import type { DeclaredError } from './plugin.js';
+import { RawJson } from './raw-json.js';
+import { resultText } from './result-text.js';
+
+/** A JSON-RPC node calls are forwarded to: `name` is what errors, logs and metrics show; `url` is only called. */
+export interface ForwardTarget {
+  readonly name: string;
+  readonly url: string;
+}
+
+/** How a forwarded call ended: `ok`, the node's own JSON-RPC error, or no usable answer. */
+export type ForwardOutcome = 'ok' | 'error_reply' | 'too_large' | Exclude<JsonRpcOutcome['kind'], 'reply'>;
+
+export interface ForwarderOptions {
+  readonly timeoutMs: number;
+  /**
+   * The plugin's own codes: `unavailable` when no usable answer came (data `{ upstream, kind }`),
+   * `tooLarge` when the reply passed its cap (data `{ upstream, method, limitBytes }`).
+   */
+  readonly errors: { readonly unavailable: DeclaredError; readonly tooLarge: DeclaredError };
+  /** Where the details of a failure go (an HTTP status, a host): never to the client. */
+  readonly log?: () => Logger | undefined;
+  /** Told of every call: which node, how it ended, how long it took. */
+  readonly observe?: (target: ForwardTarget, outcome: ForwardOutcome, ms: number) => void;
+}
+
+export interface ForwardCall {
+  /** The caller's own end (the call's signal): writes do not pass one, so they are followed to their answer. */
+  readonly signal?: AbortSignal;
+  /** This call's reply cap; default the client's. */
+  readonly maxReplyBytes?: number;
+}
+
+/**
+ * Calls JSON-RPC nodes on behalf of the service's clients, over the project's JSON-RPC
+ * client. A node's own JSON-RPC error reaches the caller unchanged (code, message, data).
+ * No usable answer is the plugin's `unavailable` error naming the node, never locating it:
+ * what went wrong in detail (an HTTP status, a body, an address) goes to the log only.
+ */
+export class Forwarder<T extends ForwardTarget = ForwardTarget> {
+  constructor(
+    private readonly client: JsonRpcClient,
+    private readonly options: ForwarderOptions,
+  ) {}
+
+  /** The result of `method` on `target`, parsed: for the plugin's own use of it. */
+  async call<R>(target: T, method: string, params: unknown, call: ForwardCall = {}): Promise<R> {
+    return (await this.exchange(target, method, params, call)).value as R;
+  }
+
+  /** The result of `method` on `target` as the node wrote it, byte for byte: for the client. */
+  async forward(target: T, method: string, params: unknown, call: ForwardCall = {}): Promise<RawJson> {
+    const { value, text } = await this.exchange(target, method, params, call);
+    const raw = resultText(text);
+    return raw === undefined ? RawJson.of(value) : new RawJson(raw, value);
+  }
+
+  /** The `unavailable` error for an answer that is not what the method returns. */
+  badReply(target: T, method: string, detail: string): RpcError {
+    return this.unavailable(target, method, 'bad_reply', detail);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  private async exchange(
+    target: T,
+    method: string,
+    params: unknown,
+    call: ForwardCall,
+  ): Promise<{ value: unknown; text: string }> {
+    const started = performance.now();
+    const outcome = await this.client.call(target.url, {
+      method,
+      params,
+      timeoutMs: this.options.timeoutMs,
+      signal: call.signal,
+      maxReplyBytes: call.maxReplyBytes,
+    });
+    const ms = performance.now() - started;
+    if (outcome.kind === 'reply') {
+      const { reply, text } = outcome;
+      this.options.observe?.(target, reply.error == null ? 'ok' : 'error_reply', ms);
+      if (reply.error != null) {
+        const { code, message, data } = reply.error;
+        throw new RpcError(code, message, data);
+      }
+      return { value: reply.result, text };
+    }
+    if (outcome.kind === 'bad_reply' && outcome.problem === 'too_large') {
+      this.options.observe?.(target, 'too_large', ms);
+      throw RpcError.from(this.options.errors.tooLarge, {
+        upstream: target.name,
+        method,
+        limitBytes: call.maxReplyBytes,
+      });
+    }
+    this.options.observe?.(target, outcome.kind, ms);
+    const detail = outcome.kind === 'bad_reply' ? `${outcome.problem}: ${outcome.detail}` : outcome.detail;
+    throw this.unavailable(target, method, outcome.kind, detail);
+  }
+
+  private unavailable(target: T, method: string, kind: string, detail: string): RpcError {
+    if (kind !== 'aborted') {
+      this.options.log?.()?.warn({ upstream: target.name, method, kind, detail }, 'upstream call failed');
+    }
+    return RpcError.from(this.options.errors.unavailable, { upstream: target.name, kind });
+  }
+}
+
+/** One method whose calls go to a node chosen per call, and whose answers come back as the node wrote them. */
+export interface ForwardedMethod<P extends readonly unknown[], T extends ForwardTarget, C = unknown> {
+  readonly name: string;
+  readonly summary?: string;
+  readonly description?: string;
+  /** The params schema; the node checks them further. */
+  readonly params: Schema;
+  /** Where this call goes. */
+  readonly targetOf: (params: P, ctx: CallContext<C>) => MaybePromise<T>;
+  /** Its reply cap; default the client's. */
+  readonly maxReplyBytes?: number;
+  /** A write: followed to its answer even when its caller leaves (never retried by the client either). */
+  readonly write?: boolean;
+}
+
+/**
+ * Methods forwarded to nodes chosen per call, with their params as given and their results
+ * as the node wrote them: what a plugin needs to put a JSON-RPC node (a Solana validator,
+ * an EVM node, a service of one's own) behind the service, method by method.
+ */
+export function forwardedMethods<T extends ForwardTarget, C = unknown>(
+  forwarder: Forwarder<T>,
+  methods: readonly ForwardedMethod<never, T, C>[],
+): MethodDefinition<unknown[], unknown, C>[] {
+  return methods.map((m) =>
+    defineMethod<unknown[], unknown, C>({
+      name: m.name,
+      summary: m.summary,
+      description: m.description,
+      params: m.params,
+      handler: async (params, ctx) => {
+        const given = (params ?? []) as never;
+        const target = await m.targetOf(given, ctx);
+        return forwarder.forward(target, m.name, params, {
+          signal: m.write ? undefined : ctx.signal,
+          maxReplyBytes: m.maxReplyBytes,
+        });
+      },
+    }),
+  );
+}
