@@ -1,0 +1,5 @@
+export declare const PAGE: string;
+export declare const BEGIN: string;
+export declare const END: string;
+export declare function methodsTable(table?: Readonly<Record<string, unknown>>): string;
+export declare function withCurrentTable(page: string, table?: string): Promise<string>;
