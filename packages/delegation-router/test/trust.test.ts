@@ -229,4 +229,19 @@ describe('the SDK router trusts only what the operator configured', function () 
     expect(text.split(`"rentEpoch":${U64_MAX}`)).to.have.length(3);
     expect(er.methods).to.include('getMultipleAccounts');
   });
+
+  it('a transaction sent straight to a vetted ER is found there when the base chain has nothing; an ER anyone registered is never asked', async () => {
+    const signature = transferWriting(newIdentity()).signature;
+    base.fixedResults.set('getTransaction', null);
+    await router();
+    expect((await call('getTransaction', [signature, { encoding: 'json' }])).result).to.deep.equal({
+      slot: 9,
+      meta: { err: null },
+    });
+    await served!.close();
+    er.methods.length = 0;
+    await router({ openRegistry: true });
+    expect((await call('getTransaction', [signature, { encoding: 'json' }])).result).to.equal(null);
+    expect(er.methods).to.not.include('getTransaction');
+  });
 });

@@ -44,9 +44,13 @@ export function buildPlugins(
     ...config.statuses,
     upstreams: statusUpstreams(config),
     redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },
-    extraUpstreams: config.statusesFromRoutes
-      ? () => routes.registry.available().map((r) => r.fqdn)
-      : undefined,
+    // Asked only for what no configured upstream knows, served, never kept: the route
+    // table's nodes with statusesFromRoutes, and the delegation router's vetted ERs (a
+    // transaction an app sent straight to its ER is not the base chain's to know).
+    extraUpstreams: () => [
+      ...(config.statusesFromRoutes ? routes.registry.available().map((r) => r.fqdn) : []),
+      ...(delegation?.routing.ers.vetted().map((er) => er.url) ?? []),
+    ],
     onUpstreamCall: (upstream, outcome, ms) => {
       upstreams.record(upstream, outcome);
       metrics?.observeUpstream(upstream, outcome, ms);
@@ -58,7 +62,8 @@ export function buildPlugins(
     statuses.options.upstreams.map(({ url }, i) => ({ url, name: statuses.upstreamNames[i]! })),
   );
   if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
-  return { routes, statuses, delegation: delegationOf(config, routes, statuses, redis) };
+  const delegation = delegationOf(config, routes, statuses, redis);
+  return { routes, statuses, delegation };
 }
 
 /**

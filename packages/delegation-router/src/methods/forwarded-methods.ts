@@ -123,7 +123,9 @@ export function standardMethods(parts: ForwardingParts): AnyMethodDefinition[] {
  * getTransaction: first of the chain the transaction was sent to through this router, then
  * of the base chain when that ER answers null (an ER keeps a short ledger) or when the
  * transaction is not known here. An ER that does not answer is its error: the base chain's
- * null would say "no such transaction" of one that may well exist.
+ * null would say "no such transaction" of one that may well exist. When the base chain has
+ * nothing either, the vetted ERs are asked (a transaction an app sent straight to its ER):
+ * the first that knows it answers, for this call only; one that does not answer is skipped.
  */
 function getTransactionMethod({
   caller,
@@ -144,7 +146,10 @@ function getTransactionMethod({
         const found = await caller.forward(sentTo, 'getTransaction', params, call);
         if (found.value !== null) return found;
       }
-      return caller.forward(base, 'getTransaction', params, call);
+      const fromBase = await caller.forward(base, 'getTransaction', params, call);
+      if (fromBase.value !== null) return fromBase;
+      const ers = routing.ers.vetted().filter((er) => er.name !== sentTo?.name);
+      return (await firstKnown(caller, ers, params, call)) ?? fromBase;
     },
   });
 }
@@ -230,4 +235,21 @@ async function merged(
     context: context.value,
     value: values,
   });
+}
+
+/** The first non-null answer of `ers` to getTransaction, asked all at once; undefined when none has one. */
+async function firstKnown(
+  caller: UpstreamCaller,
+  ers: readonly Upstream[],
+  params: readonly unknown[],
+  call: { readonly signal: AbortSignal; readonly maxReplyBytes: number },
+): Promise<RawJson | undefined> {
+  if (ers.length === 0) return undefined;
+  const known = ers.map((er) =>
+    caller.forward(er, 'getTransaction', params, call).then((found) => {
+      if (found.value === null) throw new Error('not known');
+      return found;
+    }),
+  );
+  return Promise.any(known).catch(() => undefined);
 }

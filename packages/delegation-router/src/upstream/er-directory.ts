@@ -50,6 +50,18 @@ export class ErDirectory {
   }
 
   /**
+   * The vetted ERs of the route table (see the class comment), available or not: the ones
+   * asked about a transaction the base chain does not know.
+   */
+  vetted(): Upstream[] {
+    if (this.allow === undefined && this.openRegistry) return [];
+    return this.registry
+      .nodes()
+      .filter((n) => this.allow === undefined || this.allow.has(n.entry.identity))
+      .map((n) => this.upstreamOf(n.entry.identity, n.entry.fqdn));
+  }
+
+  /**
    * The ER to recommend: the pinned one while available, otherwise the available ER
    * (among the allowed ones) whose last health probe answered fastest; nodes never
    * probed (health checking off) come after the measured ones, in registry order.
