@@ -36,7 +36,10 @@ describe('delegation router: a transaction sent straight to a vetted ER', functi
     await skipUnlessValidatorA(this, VALIDATOR_A);
     [base, er] = await Promise.all([DelegationChain.start(VALIDATOR_A), DelegationChain.start(VALIDATOR_A)]);
     er.fixedResults.set('getTransaction', { slot: 9, meta: { err: null } });
-    er.fixedResults.set('getSignatureStatuses', { context: { apiVersion: '2.2.1', slot: 9 }, value: [status] });
+    er.fixedResults.set('getSignatureStatuses', {
+      context: { apiVersion: '2.2.1', slot: 9 },
+      value: [status],
+    });
     dir = tempDir();
     server = await serveWith(dir.dir, {
       routes: {
