@@ -2,6 +2,7 @@ import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-rou
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import {
   signatureStatusesPlugin,
+  type GuardedUpstream,
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
@@ -44,9 +45,7 @@ export function buildPlugins(
     ...config.statuses,
     upstreams: statusUpstreams(config),
     redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },
-    extraUpstreams: config.statusesFromRoutes
-      ? () => routes.registry.available().map((r) => r.fqdn)
-      : undefined,
+    extraUpstreams: config.statusesFromRoutes ? () => availableNodes(routes) : undefined,
     onUpstreamCall: (upstream, outcome, ms) => {
       upstreams.record(upstream, outcome);
       metrics?.observeUpstream(upstream, outcome, ms);
@@ -60,6 +59,13 @@ export function buildPlugins(
   if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
   return { routes, statuses, delegation: delegationOf(config, routes, statuses, redis) };
 }
+
+/** The nodes getRoutes lists, each with the guard its URL is called through (a chain node's). */
+const availableNodes = (routes: RoutesPlugin): GuardedUpstream[] =>
+  routes.registry
+    .nodes()
+    .filter((n) => n.available)
+    .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard }));
 
 /**
  * The delegation router over the route table, with its base chain from its own section

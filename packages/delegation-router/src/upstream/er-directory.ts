@@ -25,7 +25,7 @@ export class ErDirectory {
   /** The ER with this identity, if the route table lists it. */
   byIdentity(identity: string): Upstream | undefined {
     const node = this.registry.nodes().find((n) => n.entry.identity === identity);
-    return node && erUpstream(identity, node.entry.fqdn);
+    return node && erUpstream(identity, node.entry.fqdn, node.addressGuard);
   }
 
   /**
@@ -37,14 +37,14 @@ export class ErDirectory {
     const available = this.registry.nodes().filter((n) => n.available);
     if (this.choice.pin !== undefined) {
       const pinned = available.find((n) => n.entry.identity === this.choice.pin);
-      return pinned && erUpstream(pinned.entry.identity, pinned.entry.fqdn);
+      return pinned && erUpstream(pinned.entry.identity, pinned.entry.fqdn, pinned.addressGuard);
     }
     const allowed = this.allow ? available.filter((n) => this.allow!.has(n.entry.identity)) : available;
     let best: (typeof allowed)[number] | undefined;
     for (const node of allowed) {
       if (best === undefined || faster(node.lastLatencyMs, best.lastLatencyMs)) best = node;
     }
-    return best && erUpstream(best.entry.identity, best.entry.fqdn);
+    return best && erUpstream(best.entry.identity, best.entry.fqdn, best.addressGuard);
   }
 }
 

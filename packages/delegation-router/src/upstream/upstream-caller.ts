@@ -20,6 +20,7 @@ export class UpstreamCaller {
       params,
       timeoutMs: this.timeoutMs,
       signal,
+      addressGuard: upstream.addressGuard,
     });
     return resultOf<T>(upstream, outcome);
   }

@@ -1,3 +1,4 @@
+import type { AddressGuard } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 
 /**
@@ -9,6 +10,8 @@ export interface Upstream {
   readonly url: string;
   /** The ER validator's identity; undefined for the base chain. */
   readonly identity?: string;
+  /** What every connection to `url` goes through: an ER the on-chain registry lists has one (NodeStatus.addressGuard). */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** The name of the base chain in logs, error data and affinity. */
@@ -17,10 +20,11 @@ export const BASE_CHAIN_NAME = 'base-chain';
 export const baseChainUpstream = (url: string): Upstream => ({ name: BASE_CHAIN_NAME, url });
 
 /** An ER is named by its identity: a name that stays put when its URL moves, and tells nothing secret. */
-export const erUpstream = (identity: string, url: string): Upstream => ({
+export const erUpstream = (identity: string, url: string, addressGuard?: AddressGuard): Upstream => ({
   name: `er:${identity}`,
   url,
   identity,
+  addressGuard,
 });
 
 /** What error data shows of an upstream: its name and its URL without credentials. */
