@@ -40,7 +40,12 @@ export function refusedRange(address: string): string | undefined {
   return range === 'unicast' ? undefined : (RANGE_WORDS[range] ?? range);
 }
 
-/** A connection refused by an AddressGuard: a connection error like any other, with its reason. */
+/**
+ * A connection refused by an AddressGuard: a connection error like any other, with its
+ * reason. For a name, the message says the range, not the address it resolved to: it may
+ * reach whoever chose the URL (a routed call's error), and this resolver's view of an
+ * internal name is not theirs to learn.
+ */
 export class AddressRefusedError extends Error {
   readonly code = 'ERR_ADDRESS_REFUSED';
 
@@ -54,7 +59,7 @@ export class AddressRefusedError extends Error {
     allowedBy: string,
   ) {
     const what =
-      hostname === undefined ? `address ${address} is` : `${hostname} resolves to ${address}, which is`;
+      hostname === undefined ? `address ${address} is` : `${hostname} resolves to an address that is`;
     super(`${what} ${range}; ${allowedBy} allows it`);
     this.name = 'AddressRefusedError';
   }
