@@ -51,7 +51,7 @@ interface SourceState {
   /**
    * The chain registry, whose nodes anyone can register. It yields: an identity another
    * source lists is served from that source, and the chain's record of it is not a
-   * duplicate error but ignored. Its nodes' URLs are called through `addressGuard`.
+   * duplicate error but ignored. Its nodes' URLs are called through chainGuard.
    */
   readonly fromChain?: boolean;
 }
