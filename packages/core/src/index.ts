@@ -16,6 +16,12 @@ export {
 } from './jsonrpc-client.js';
 export { MissingPackageError } from './optional-package.js';
 export {
+  AddressGuard,
+  AddressRefusedError,
+  refusedRange,
+  type AddressGuardOptions,
+} from './address-guard.js';
+export {
   defineMethod,
   defineMethodFromSchemas,
   type AnyMethodDefinition,

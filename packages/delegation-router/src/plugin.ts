@@ -92,7 +92,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const caller = upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, () => log);
   const baseChain = baseChainUpstream(json.baseChain.url);
   const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
-  const ers = new ErDirectory(hooks.registry, json.identity, hooks.openRegistry === true);
+  const ers = new ErDirectory(hooks.registry, json.identity);
   const routing = new Routing(source, ers, baseChain);
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);

@@ -2,6 +2,7 @@ import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-rou
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import {
   signatureStatusesPlugin,
+  type GuardedUpstream,
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
@@ -48,8 +49,8 @@ export function buildPlugins(
     // table's nodes with statusesFromRoutes, and the delegation router's vetted ERs (a
     // transaction an app sent straight to its ER is not the base chain's to know).
     extraUpstreams: () => [
-      ...(config.statusesFromRoutes ? routes.registry.available().map((r) => r.fqdn) : []),
-      ...(delegation?.routing.ers.vetted().map((er) => er.url) ?? []),
+      ...(config.statusesFromRoutes ? availableNodes(routes) : []),
+      ...(delegation?.routing.ers.vetted().map(({ url, addressGuard }) => ({ url, addressGuard })) ?? []),
     ],
     onUpstreamCall: (upstream, outcome, ms) => {
       upstreams.record(upstream, outcome);
@@ -65,6 +66,13 @@ export function buildPlugins(
   const delegation = delegationOf(config, routes, statuses, redis);
   return { routes, statuses, delegation };
 }
+
+/** The nodes getRoutes lists, each with the guard its URL is called through (a chain node's). */
+const availableNodes = (routes: RoutesPlugin): GuardedUpstream[] =>
+  routes.registry
+    .nodes()
+    .filter((n) => n.available)
+    .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard }));
 
 /**
  * The delegation router over the route table, with its base chain from its own section

@@ -1,3 +1,4 @@
+import type { AddressGuard } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 import type { StatusEvents } from '../events.js';
 import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
@@ -18,6 +19,8 @@ export interface UpstreamTarget {
    * tracked, and never overrides what a configured upstream said.
    */
   readonly trusted: boolean;
+  /** What each connection to it goes through: an extra upstream's guard, if it came with one. */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
@@ -102,7 +105,7 @@ export class UpstreamDirectory {
   /** The configured upstreams, then the extra ones not already among them (extra ones use upstreamTimeoutMs). */
   private async everyUpstream(): Promise<readonly UpstreamTarget[]> {
     if (!this.extraUpstreams) return this.configured;
-    let extra: readonly string[];
+    let extra: Awaited<ReturnType<NonNullable<SignatureStatusesHooks['extraUpstreams']>>>;
     try {
       extra = await this.extraUpstreams();
     } catch (err) {
@@ -111,13 +114,15 @@ export class UpstreamDirectory {
     }
     const seen = new Set(this.configured.map((t) => normalized(t.url)));
     const all = [...this.configured];
-    for (const url of extra) {
+    for (const upstream of extra) {
+      const { url, addressGuard } =
+        typeof upstream === 'string' ? { url: upstream, addressGuard: undefined } : upstream;
       const key = normalized(url);
       if (key === undefined) {
         this.events.log.warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
       } else if (!seen.has(key)) {
         seen.add(key);
-        all.push({ url, name: this.extraName(url), timeoutMs: this.timeoutMs, trusted: false });
+        all.push({ url, name: this.extraName(url), timeoutMs: this.timeoutMs, trusted: false, addressGuard });
       }
     }
     return all;
