@@ -4,7 +4,6 @@
 // are stand-ins on loopback (the delegation program has no binary we can reach): an ER
 // that lies is a stand-in answering fixed results.
 import { expect } from 'chai';
-import bs58 from 'bs58';
 import { routesPlugin } from '@rollup-router/routes';
 import { DelegationChain, U64_MAX } from '@rollup-router/test-support/delegation-chain';
 import { serve, type Served } from '@rollup-router/test-support/serve';
