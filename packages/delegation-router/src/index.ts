@@ -34,3 +34,4 @@ export {
   type TableEntry,
   type TableMethod,
 } from './methods/method-table.js';
+export type { RouteNode, RouteTable } from './upstream/er-directory.js';

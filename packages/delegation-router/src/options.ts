@@ -1,5 +1,4 @@
 import { validateOptions } from '@rollup-router/core';
-import type { RouteRegistry } from '@rollup-router/routes';
 import {
   delegationRouterOptionsSchema,
   type DelegationRouterOptions,
@@ -7,11 +6,12 @@ import {
 } from './generated/schemas.js';
 import type { SharedDelegationsClient } from './delegation/shared-delegations.js';
 import type { SentObserver } from './methods/send-transaction.js';
+import type { RouteTable } from './upstream/er-directory.js';
 
 /** What the plugin needs beside its JSON options: code, not config. */
 export interface DelegationRouterHooks {
   /** The route table (the routes plugin's registry): the ERs by identity, their URLs and probe latency. */
-  readonly registry: RouteRegistry;
+  readonly registry: RouteTable;
   /**
    * Told of every transaction sent, with the upstream that took it: give it the
    * signature-statuses plugin's track, so the status is asked of that upstream first.

@@ -1,5 +1,22 @@
-import type { NodeStatus, RouteRegistry } from '@rollup-router/routes';
+import type { AddressGuard } from '@rollup-router/core';
 import { erUpstream, type Upstream } from './upstream.js';
+
+/** An ER as the route table lists it: what routing reads of the routes plugin's NodeStatus. */
+export interface RouteNode {
+  readonly entry: { readonly identity: string; readonly fqdn: string };
+  readonly available: boolean;
+  /** Round trip of its last successful health probe, in milliseconds. */
+  readonly lastLatencyMs: number | undefined;
+  /** Listed only by a registry anyone can write to (the chain): never vetted without an allow-list. */
+  readonly fromChain: boolean;
+  /** What every connection to its URL goes through (a chain node's). */
+  readonly addressGuard: AddressGuard | undefined;
+}
+
+/** The route table the ERs come from: the routes plugin's RouteRegistry fits, as would an embedder's own. */
+export interface RouteTable {
+  nodes(): readonly RouteNode[];
+}
 
 export interface IdentityChoice {
   readonly pin?: string;
@@ -28,7 +45,7 @@ export class ErDirectory {
   private readonly allow: ReadonlySet<string> | undefined;
 
   constructor(
-    private readonly registry: RouteRegistry,
+    private readonly registry: RouteTable,
     private readonly choice: IdentityChoice,
   ) {
     this.allow = choice.allow
@@ -79,11 +96,11 @@ export class ErDirectory {
     return best && this.upstreamOf(best);
   }
 
-  private isVetted(node: NodeStatus): boolean {
+  private isVetted(node: RouteNode): boolean {
     return this.allow === undefined ? !node.fromChain : this.allow.has(node.entry.identity);
   }
 
-  private upstreamOf(node: NodeStatus): Upstream {
+  private upstreamOf(node: RouteNode): Upstream {
     return erUpstream(node.entry.identity, node.entry.fqdn, this.isVetted(node), node.addressGuard);
   }
 }
