@@ -23,6 +23,7 @@ import {
 } from '@rollup-router/core';
 import { expressRpc } from '@rollup-router/core/express';
 import { createClient, RpcCallError, RpcNoAnswerError } from '@rollup-router/core/client';
+import { serveSockets } from '@rollup-router/test-support/socket-server';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 
 interface AppContext {
@@ -192,6 +193,53 @@ describe('createClient (@rollup-router/core/client)', () => {
     } finally {
       await client.$close();
     }
+  });
+
+  it('ends the loop with RpcNoAnswerError `closed` (code and reason) when the server closes the socket', async () => {
+    const served = await serveSockets({ plugins: [definePlugin({ name: 'own', subscriptions: [counter] })] });
+    const client = createClient<Api, Subscriptions>(served.ws);
+    try {
+      const subscription = await client.$subscribe('countSubscribe', []);
+      await waitFor(() => sinks.size === 1, 'the subscription to start');
+      for (const sink of sinks) sink.notify({ n: 1 });
+      const got: number[] = [];
+      const loop = (async () => {
+        for await (const { n } of subscription) got.push(n);
+      })().then(
+        () => 'ended without an error',
+        (err: unknown) => err,
+      );
+      await waitFor(() => got.length === 1, 'the first notification');
+      // The server's graceful stop closes every socket with 1001.
+      await served.close();
+      // A bound on the wait so that the old hang fails here rather than at mocha's timeout.
+      const outcome = await Promise.race([
+        loop,
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000).unref()),
+      ]);
+      expect(outcome).to.be.instanceOf(RpcNoAnswerError);
+      expect((outcome as RpcNoAnswerError).kind).to.equal('closed');
+      expect((outcome as RpcNoAnswerError).message).to.match(/1001 server shutting down/);
+      expect(got).to.deep.equal([1]);
+    } finally {
+      await client.$close();
+      sinks.clear();
+    }
+  });
+
+  it('ends the loop quietly when the client itself closes', async () => {
+    const client = createClient<Api, Subscriptions>(`ws://${base}/`);
+    const subscription = await client.$subscribe('countSubscribe', []);
+    await waitFor(() => sinks.size === 1, 'the subscription to start');
+    const loop = (async () => {
+      for await (const _ of subscription);
+    })().then(
+      () => 'ended',
+      (err: unknown) => err,
+    );
+    await client.$close();
+    expect(await loop).to.equal('ended');
+    await waitFor(() => sinks.size === 0, 'the socket close to end it');
   });
 
   it('is a subpath of its own, for import and require(), that loads no server code', () => {

@@ -54,7 +54,10 @@ export type Client<M extends MethodMap, S extends SubscriptionMap = Record<never
   ) => Promise<{ -readonly [I in keyof T]: Settled<T[I] extends BatchCall<infer R> ? R : never> }>;
   /**
    * Opens a subscription (WebSocket only): its notifications as an async iterable.
-   * Breaking out of the loop (or `signal`) sends its unsubscribe call.
+   * Breaking out of the loop (or `signal`) sends its unsubscribe call. When the socket
+   * closes under it (the server, the network), the loop throws RpcNoAnswerError `closed`
+   * with the close code and reason once the notifications already received are read;
+   * `$close()` ends it quietly.
    */
   readonly $subscribe: <K extends keyof S & string>(
     subscribe: K,
@@ -135,9 +138,18 @@ async function openSubscription(
   const queue: unknown[] = [];
   let wake: (() => void) | undefined;
   let ended = false;
-  const id = await link.subscribe({ method: subscribe, params }, options, (result) => {
-    queue.push(result);
-    wake?.();
+  /** Why the connection ended it: thrown by the loop once what came before is read. */
+  let lost: Error | undefined;
+  const id = await link.subscribe({ method: subscribe, params }, options, {
+    notify: (result) => {
+      queue.push(result);
+      wake?.();
+    },
+    lost: (error) => {
+      ended = true;
+      lost = error && new RpcNoAnswerError(subscribe, 'closed', `subscription ended: ${error.message}`);
+      wake?.();
+    },
   });
   const close = async (): Promise<void> => {
     if (ended) return;
@@ -159,6 +171,7 @@ async function openSubscription(
             yield queue.shift();
             continue;
           }
+          if (lost !== undefined) throw lost;
           if (ended) return;
           await new Promise<void>((resolve) => (wake = resolve));
           wake = undefined;
