@@ -12,7 +12,7 @@ import { WebSocketLink } from './websocket-link.js';
  */
 export type MethodMap = Readonly<Record<string, MethodDefinition<never, unknown, never>>>;
 /** The subscriptions a client opens, by subscribe method name (WebSocket only). */
-export type SubscriptionMap = Readonly<Record<string, SubscriptionDefinition<never, unknown>>>;
+export type SubscriptionMap = Readonly<Record<string, SubscriptionDefinition<never, unknown, never>>>;
 
 /** A method's params type, from its definition. */
 export type ParamsOf<D> = D extends { readonly handler: (params: infer P, ...rest: never[]) => unknown }
@@ -21,7 +21,7 @@ export type ParamsOf<D> = D extends { readonly handler: (params: infer P, ...res
 /** A method's result type, from its definition (RawJson unwrapped). */
 export type ResultOf<D> = D extends MethodDefinition<never, infer R, never> ? Unraw<R> : never;
 type Unraw<R> = R extends RawJson<infer V> ? V : R;
-type NotificationOf<D> = D extends SubscriptionDefinition<never, infer R> ? R : never;
+type NotificationOf<D> = D extends SubscriptionDefinition<never, infer R, never> ? R : never;
 type SubscribeParamsOf<D> = D extends { readonly start: (params: infer P, ...rest: never[]) => unknown }
   ? P
   : never;
