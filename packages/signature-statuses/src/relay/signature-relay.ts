@@ -1,5 +1,9 @@
 import { deriveWsUrl } from '@rollup-router/core/internal';
-import { UpstreamSocket, type UpstreamSubscription } from '@rollup-router/core/upstream-socket';
+import {
+  UpstreamSocket,
+  type UpstreamResult,
+  type UpstreamSubscription,
+} from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
@@ -62,8 +66,8 @@ export class SignatureRelay {
         const held = this.held.get(key);
         if (held) this.listener?.acked(held.signature);
       },
-      notified: (key: string, sent: unknown) => {
-        const result = signatureNotificationOf(sent, options.apiVersion);
+      notified: (key: string, sent: UpstreamResult) => {
+        const result = signatureNotificationOf(sent.value, options.apiVersion);
         if (result === undefined) {
           log()?.warn({ upstream }, 'upstream sent a signatureNotification of another shape; ignored');
           return false;
