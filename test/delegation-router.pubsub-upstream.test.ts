@@ -113,6 +113,34 @@ describe('relayed accountSubscribe and its upstream (base-chain stand-in)', func
     }
   });
 
+  it('150 subscribes of distinct accounts under a cap of 100 per upstream socket: two upstream sockets, every client served and notified', async () => {
+    base.maxSubscriptionsPerSocket = 100;
+    const pubkeys = Array.from({ length: 150 }, () => newIdentity());
+    const sockets = [await socket(), await socket(), await socket()];
+    const idOf = new Map<string, number>();
+    await Promise.all(
+      sockets.map(async (s, k) => {
+        for (let i = k; i < pubkeys.length; i += sockets.length) {
+          const answer = await subscribe(s, [pubkeys[i], { encoding: 'base64' }], i + 1);
+          expect(answer.result, JSON.stringify(answer)).to.be.a('number');
+          idOf.set(pubkeys[i]!, answer.result as number);
+        }
+      }),
+    );
+    expect(relay().upstreamSubscriptions('base-chain')).to.equal(150);
+    expect(relay().upstreamSockets('base-chain')).to.equal(2);
+    for (const pubkey of pubkeys) expect(base.subscriptionsOf(pubkey), pubkey).to.equal(1);
+    for (const [k, s] of sockets.entries()) {
+      const mine = pubkeys.filter((_, i) => i % sockets.length === k);
+      for (const pubkey of mine) base.notifyAccountText(pubkey, account({ lamports: 1 }));
+      const got = new Set<number>();
+      while (got.size < mine.length) got.add((await s.next(20_000)).params!.subscription);
+      expect([...got].sort((a, b) => a - b)).to.deep.equal(
+        mine.map((p) => idOf.get(p)!).sort((a, b) => a - b),
+      );
+    }
+  });
+
   it("a subscribe the upstream refuses is answered with the upstream's JSON-RPC error, and nothing stays held", async () => {
     const pubkey = newIdentity();
     const refusal = { code: -32602, message: 'Invalid params: this node serves no such subscription' };

@@ -1,11 +1,7 @@
 import { ErrorCode, RpcError, SerializedResult, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/core/internal';
-import {
-  UpstreamSocket,
-  type UpstreamResult,
-  type UpstreamSocketOptions,
-  type UpstreamSubscription,
-} from '@rollup-router/core/upstream-socket';
+import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
+import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { DelegationRecord } from '../delegation/record-codec.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -33,12 +29,12 @@ interface Held {
   readonly subscription: UpstreamSubscription;
   readonly clients: Set<Client>;
   /** The ER socket it is subscribed on too, while its account is delegated there. */
-  er: UpstreamSocket | undefined;
+  er: UpstreamPool | undefined;
   /** Whether the base chain acknowledged it: a new client is answered at once. */
   acked: boolean;
 }
 
-export interface PubsubRelayOptions extends Omit<UpstreamSocketOptions, 'fallback'> {
+export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'> {
   /** The base chain's websocket. */
   readonly baseWsUrl: string;
   /** The delegation program: an account it owns is being delegated or undelegated. */
@@ -54,7 +50,7 @@ export interface PubsubRelayOptions extends Omit<UpstreamSocketOptions, 'fallbac
  */
 export class PubsubRelay {
   /** Upstream sockets by upstream name (the base chain's, and each ER's while it relays something). */
-  private readonly sockets = new Map<string, UpstreamSocket>();
+  private readonly sockets = new Map<string, UpstreamPool>();
   private readonly held = new Map<string, Held>();
   /** Held accountSubscribe subscriptions by account: what a delegation change moves. */
   private readonly byAccount = new Map<string, Set<Held>>();
@@ -86,9 +82,14 @@ export class PubsubRelay {
     return this.held.size;
   }
 
-  /** Upstream subscriptions held on the socket of `upstream` (a name: base-chain, er:<identity>). */
+  /** Upstream subscriptions held on the sockets of `upstream` (a name: base-chain, er:<identity>). */
   upstreamSubscriptions(upstream: string): number {
     return this.sockets.get(upstream)?.size ?? 0;
+  }
+
+  /** Sockets open to `upstream` (a name: base-chain, er:<identity>). */
+  upstreamSockets(upstream: string): number {
+    return this.sockets.get(upstream)?.socketCount ?? 0;
   }
 
   /**
@@ -167,7 +168,7 @@ export class PubsubRelay {
     if (same?.size === 0) this.byAccount.delete(held.account);
   }
 
-  private acked(socket: UpstreamSocket, key: string): void {
+  private acked(socket: UpstreamPool, key: string): void {
     const held = this.held.get(key);
     if (held === undefined || socket.name !== this.routing.baseChain.name || held.acked) return;
     held.acked = true;
@@ -183,7 +184,7 @@ export class PubsubRelay {
    * its answer gets the upstream's error; one already answered would wait forever for
    * notifications that never come, so it is lost (its socket closed, saying why).
    */
-  private refused(socket: UpstreamSocket, key: string, error: unknown): void {
+  private refused(socket: UpstreamPool, key: string, error: unknown): void {
     const held = this.held.get(key);
     if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er)) return;
     this.drop(held);
@@ -244,7 +245,7 @@ export class PubsubRelay {
   }
 
   /** Ends `key` on `socket`; an ER socket left with nothing to relay is closed. */
-  private release(socket: UpstreamSocket | undefined, key: string): void {
+  private release(socket: UpstreamPool | undefined, key: string): void {
     if (socket === undefined) return;
     socket.unsubscribe(key);
     if (socket.size === 0 && socket.name !== this.routing.baseChain.name) {
@@ -253,11 +254,11 @@ export class PubsubRelay {
     }
   }
 
-  private socketOf(upstream: Upstream, wsUrl: string): UpstreamSocket {
+  private socketOf(upstream: Upstream, wsUrl: string): UpstreamPool {
     let socket = this.sockets.get(upstream.name);
     if (socket !== undefined) return socket;
-    const { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs } = this.options;
-    socket = new UpstreamSocket(
+    const { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs, subscriptionsPerSocket } = this.options;
+    socket = new UpstreamPool(
       upstream.name,
       wsUrl,
       {
@@ -265,7 +266,13 @@ export class PubsubRelay {
         refused: (key, error) => this.refused(socket!, key, error),
         notified: (key, result) => this.notified(socket!, key, result),
       },
-      { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs, fallback: 'its notifications wait for it' },
+      {
+        pingIntervalMs,
+        reconnectMaxDelayMs,
+        handshakeTimeoutMs,
+        subscriptionsPerSocket,
+        fallback: 'its notifications wait for it',
+      },
       this.log,
     );
     this.sockets.set(upstream.name, socket);
@@ -273,7 +280,7 @@ export class PubsubRelay {
     return socket;
   }
 
-  private notified(socket: UpstreamSocket, key: string, result: UpstreamResult): boolean {
+  private notified(socket: UpstreamPool, key: string, result: UpstreamResult): boolean {
     const held = this.held.get(key);
     // From an ER it no longer follows: an answer in flight when it moved.
     if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er))

@@ -1,9 +1,6 @@
 import { deriveWsUrl } from '@rollup-router/core/internal';
-import {
-  UpstreamSocket,
-  type UpstreamResult,
-  type UpstreamSubscription,
-} from '@rollup-router/core/upstream-socket';
+import { UpstreamPool } from '@rollup-router/core/upstream-pool';
+import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
@@ -44,7 +41,7 @@ const signatureSubscription = (signature: string, commitment: ConfirmationStatus
  * unsubscribes upstream.
  */
 export class SignatureRelay {
-  readonly sockets: readonly UpstreamSocket[];
+  readonly sockets: readonly UpstreamPool[];
   /** Whether every configured upstream has a websocket: only then can a signature go unpolled. */
   private readonly everyUpstream: boolean;
   private readonly held = new Map<string, Held>();
@@ -80,12 +77,12 @@ export class SignatureRelay {
         return true;
       },
     });
-    const { pingIntervalMs, reconnectMaxDelayMs } = options.subscriptions;
+    const { pingIntervalMs, reconnectMaxDelayMs, perUpstreamSocket } = options.subscriptions;
     this.sockets = options.upstreams.flatMap((u, i) =>
       u.wsUrl === false
         ? []
         : [
-            new UpstreamSocket(
+            new UpstreamPool(
               names[i]!,
               u.wsUrl ?? deriveWsUrl(u.url),
               eventsOf(names[i]!),
@@ -93,6 +90,7 @@ export class SignatureRelay {
                 pingIntervalMs,
                 reconnectMaxDelayMs,
                 handshakeTimeoutMs: u.timeoutMs ?? options.upstreamTimeoutMs,
+                subscriptionsPerSocket: perUpstreamSocket,
                 fallback: 'such signatures are polled',
               },
               log,
