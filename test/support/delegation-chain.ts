@@ -108,6 +108,11 @@ export class DelegationChain {
     else this.refusals.set(pubkey, error);
   }
 
+  /** Closes every websocket connection cleanly (1000, as a node going away politely may). */
+  closeSockets(): void {
+    for (const socket of this.sockets.clients) socket.close(1000, 'bye');
+  }
+
   /** Cuts every websocket connection, as a restarting node does; clients reconnect. */
   dropSockets(): void {
     for (const socket of this.sockets.clients) socket.terminate();

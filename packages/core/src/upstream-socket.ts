@@ -36,6 +36,12 @@ export interface UpstreamSocketEvents {
    * first one taken, so a notification of another shape (which the relay logs) leaves it waiting.
    */
   notified(key: string, result: UpstreamResult): boolean;
+  /**
+   * The socket closed, whatever its close code: what the upstream notified of these
+   * acknowledged keys until they are acknowledged again is lost. They are subscribed again
+   * once it reconnects; a consumer that cannot live with a gap unsubscribes them.
+   */
+  lost?(keys: readonly string[]): void;
 }
 
 export interface UpstreamSocketOptions {
@@ -257,11 +263,14 @@ export class UpstreamSocket {
     this.requests.clear();
     this.byUpstreamId.clear();
     this.abandoned.clear();
+    const lost: string[] = [];
     for (const entry of this.entries.values()) {
+      if (entry.state === 'live') lost.push(entry.key);
       entry.state = 'waiting';
       entry.upstreamId = undefined;
       entry.requestId = undefined;
     }
+    if (lost.length > 0 && this.running) this.events.lost?.(lost);
     if (!this.running) return;
     const delay = Math.min(this.options.reconnectMaxDelayMs, FIRST_RETRY_MS * 2 ** this.attempts);
     this.attempts += 1;

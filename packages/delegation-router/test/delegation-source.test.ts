@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { JsonRpcClient } from '@rollup-router/core';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import { DelegationSource, DELEGATION_PROGRAM_ID } from '../src/index.js';
 import { UpstreamCaller } from '../src/upstream/upstream-caller.js';
 import { baseChainUpstream } from '../src/upstream/upstream.js';
@@ -128,6 +129,36 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
     } finally {
       for (const c of silent.clients) c.terminate();
       silent.close();
+    }
+  });
+
+  it("a clean close (1000) of the base chain's websocket: a followed record is read again, so a change in the gap is seen", async () => {
+    const source = new DelegationSource(
+      {
+        baseChain: baseChainUpstream(chain.url),
+        programId: DELEGATION_PROGRAM_ID,
+        commitment: 'confirmed',
+        maxEntries: 1000,
+        ttlMs: 60_000,
+        follow: { wsUrl: chain.wsUrl, ttlMs: 60_000 },
+      },
+      caller,
+      () => log,
+    );
+    try {
+      const [account, er] = [newIdentity(), newIdentity()];
+      const pda = await chain.delegate(account, er);
+      expect(await source.recordOf(account)).to.include({ authority: er });
+      await waitFor(() => chain.subscriptionsOf(pda) === 1, 'the record followed');
+      chain.closeSockets();
+      await waitFor(() => chain.subscriptionCount === 0, 'the socket closed');
+      // Undelegated while no socket is open: nothing notifies it.
+      await chain.undelegate(account);
+      await waitFor(async () => (await source.recordOf(account)) === null, 'the undelegation seen');
+      // Read again, it is followed again (on the socket reconnected).
+      await waitFor(() => chain.subscriptionsOf(pda) === 1, 'the record followed again', { attempts: 1000 });
+    } finally {
+      source.stop();
     }
   });
 
