@@ -4,7 +4,7 @@
 // subscription, relay and guard figures, the goals, one JSON file under bench/results.
 // `-- --quick` for the main cases in under 5 minutes, `-- --soak` for the leak check,
 // `-- --profile` for a CPU profile of one of our rows. Modes with their own arguments:
-// `-- --dispatch [CHECKOUT...]`, `-- --notify-delay [N]`, `-- --rss-unknown`.
+// `-- --dispatch [CHECKOUT...]`, `-- --fanout [HOLDERS]`, `-- --notify-delay [N]`, `-- --rss-unknown`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compare } from './lib/groups.mjs';
@@ -15,6 +15,7 @@ import { killChildrenOnExit, pinCpus } from './lib/processes.mjs';
 import { computeOptionLines, goalRows } from './lib/goals.mjs';
 import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
+import { fanout } from './lib/fanout.mjs';
 import { notifyDelay } from './lib/notify-delay.mjs';
 import {
   addedLines,
@@ -42,7 +43,7 @@ const exit = (run) =>
   );
 
 // A mode takes the other arguments as its own.
-const MODES = { dispatch: dispatchMode, 'notify-delay': notifyDelay, 'rss-unknown': rssUnknown };
+const MODES = { dispatch: dispatchMode, fanout, 'notify-delay': notifyDelay, 'rss-unknown': rssUnknown };
 const argv = process.argv.slice(2);
 const mode = Object.keys(MODES).find((m) => argv.includes(`--${m}`));
 if (mode) {

@@ -203,8 +203,7 @@ describe('signatureSubscribe relayed to the upstream websocket (validator A thro
     }
   });
 
-  it('10,000 subscriptions on 500 client sockets: one upstream socket; all released upstream once they close, and the heap with them', async () => {
-    const opened = wsProxy.accepted;
+  it('10,000 subscriptions on 500 client sockets: one upstream socket per 100 (the default pool); all released upstream once they close, the extra sockets and the heap with them', async () => {
     const baseline = heapAfterGc();
     const sockets = await Promise.all(
       Array.from({ length: 500 }, () => TestSocket.open(server!.websocketUrl!)),
@@ -224,8 +223,11 @@ describe('signatureSubscribe relayed to the upstream websocket (validator A thro
       return sigs.filter((s) => upstream.has(s)).length;
     };
     await waitFor(() => relayed() === sigs.length, 'every subscription relayed upstream', { attempts: 3000 });
-    expect(wsProxy.live).to.equal(1);
-    expect(wsProxy.accepted).to.equal(opened);
+    // Providers cap subscriptions per connection (often at 100): the relay opens another socket per 100.
+    // (Connections attempted may be more: a handshake slower than upstreamTimeoutMs while the
+    // 10,000 subscribes keep this process busy is tried again.)
+    expect(wsProxy.live).to.equal(100);
+    expect(server!.plugins.statuses.signatureRelay.sockets[0]!.socketCount).to.equal(100);
     const held = heapAfterGc() - baseline;
     const unsubscribesBefore = tap.sent('signatureUnsubscribe').length;
     await Promise.all(sockets.map((s) => s.close()));
@@ -236,7 +238,8 @@ describe('signatureSubscribe relayed to the upstream websocket (validator A thro
     );
     expect(server!.plugins.statuses.signatureRelay.size).to.equal(0);
     expect(server!.plugins.statuses.signatureWatch.pending).to.equal(0);
-    expect(wsProxy.live).to.equal(1);
+    // The first socket stays for the next subscription; the others closed once empty.
+    await waitFor(() => wsProxy.live === 1, 'the extra upstream sockets closed');
     // Counted in bytes after a full GC: what the 10,000 held (sockets and subscriptions, both
     // ends in this process, 32 MB) is given back. 11-12% stayed (code compiled on first use,
     // pools); the server's share alone is about half of what was held, so keeping it fails.

@@ -40,6 +40,8 @@ export const USAGE = `npm run bench [-- options]
 
 Modes, each with arguments of its own (bench/README.md):
   --dispatch [CHECKOUT...]                 our CPU µs per rpc.dispatch, in process
+  --fanout [HOLDERS] [--kb N] [--notifications N]   the server's CPU per accountNotification
+                                           of an N KB account held by HOLDERS clients (1000, 100 KB)
   --notify-delay [N] [--commitment C] [--poll]   our signatureNotification after validator A's
   --rss-unknown [--per-call 1,256] [--signatures N] [--idle S] [--snapshots DIR]`;
 

@@ -16,6 +16,7 @@
 //   --upstream-ws URL     - the upstream's websocket, where signatureSubscribe is relayed (else port + 1;
 //                           off: polled, wsUrl false);
 //   --delegation URL      - the delegation router, with this base chain (validator A).
+//   --delegation-ws URL   - that base chain's websocket (else port + 1), where accountSubscribe is relayed.
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
 import { join } from 'node:path';
 import { serveReferenceServer } from './lib/reference-server.mjs';
@@ -46,7 +47,11 @@ await serveReferenceServer(
       store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
       upstreams: upstream ? [{ url: upstream, wsUrl: wsUrl === 'off' ? false : wsUrl }] : [],
     },
-    ...(delegation && { delegation: { baseChain: { url: delegation } } }),
+    ...(delegation && {
+      delegation: {
+        baseChain: { url: delegation, ...(args['delegation-ws'] && { wsUrl: args['delegation-ws'] }) },
+      },
+    }),
     ...(redis && { redis: { url: redis } }),
     ...(args['rate-limit'] === 'on' && { rateLimit: { points: 1_000_000_000, durationSeconds: 1 } }),
   }),

@@ -48,6 +48,12 @@ export class DelegationChain {
   private readonly subscriptions = new Map<number, { socket: WebSocket; pubkey: string }>();
   private nextSubscription = 1;
   private slot = 1;
+  /** accountSubscribe calls received, by pubkey (refused ones included). */
+  private readonly subscribeCalls = new Map<string, number>();
+  /** Accounts whose accountSubscribe is answered with this error instead of an id. */
+  private readonly refusals = new Map<string, { code: number; message: string }>();
+  /** Most accountSubscribe subscriptions one socket may hold (a provider's cap); past it they are refused. */
+  maxSubscriptionsPerSocket = Infinity;
   url = '';
   /** The websocket endpoint: accountSubscribe and accountUnsubscribe, notified on every change made here. */
   wsUrl = '';
@@ -62,9 +68,14 @@ export class DelegationChain {
     chain.sockets = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise<void>((resolve) => chain.sockets.once('listening', resolve));
     chain.wsUrl = `ws://127.0.0.1:${(chain.sockets.address() as AddressInfo).port}`;
-    chain.sockets.on('connection', (socket) =>
-      socket.on('message', (m) => chain.onSocketMessage(socket, String(m))),
-    );
+    chain.sockets.on('connection', (socket) => {
+      socket.on('message', (m) => chain.onSocketMessage(socket, String(m)));
+      // A validator forgets a connection's subscriptions with it.
+      socket.on('close', () => {
+        for (const [id, held] of chain.subscriptions)
+          if (held.socket === socket) chain.subscriptions.delete(id);
+      });
+    });
     return chain;
   }
 
@@ -92,6 +103,42 @@ export class DelegationChain {
   /** How many accountSubscribe subscriptions of `pubkey` are open. */
   subscriptionsOf(pubkey: string): number {
     return [...this.subscriptions.values()].filter((s) => s.pubkey === pubkey).length;
+  }
+
+  /** How many accountSubscribe calls named `pubkey` (refused ones included). */
+  subscribeCallsOf(pubkey: string): number {
+    return this.subscribeCalls.get(pubkey) ?? 0;
+  }
+
+  /** From now on, accountSubscribe of `pubkey` is answered with `error` (undefined: served again). */
+  refuseSubscriptionsOf(pubkey: string, error: { code: number; message: string } | undefined): void {
+    if (error === undefined) this.refusals.delete(pubkey);
+    else this.refusals.set(pubkey, error);
+  }
+
+  /** Closes every websocket connection cleanly (1000, as a node going away politely may). */
+  closeSockets(): void {
+    for (const socket of this.sockets.clients) socket.close(1000, 'bye');
+  }
+
+  /** Cuts every websocket connection, as a restarting node does; clients reconnect. */
+  dropSockets(): void {
+    for (const socket of this.sockets.clients) socket.terminate();
+  }
+
+  /**
+   * accountNotification of `value` (its JSON text, sent as it is: u64 fields such as
+   * 18446744073709551615 that JavaScript numbers cannot hold) to every subscriber of `pubkey`.
+   */
+  notifyAccountText(pubkey: string, value: string): { slot: number } {
+    const slot = ++this.slot;
+    for (const [subscription, { socket, pubkey: followed }] of this.subscriptions) {
+      if (followed !== pubkey) continue;
+      socket.send(
+        `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${slot}},"value":${value}},"subscription":${subscription}}}`,
+      );
+    }
+    return { slot };
   }
 
   /** How many accountSubscribe subscriptions are open. */
@@ -135,7 +182,17 @@ export class DelegationChain {
     const call = JSON.parse(text) as Rpc;
     const reply = (result: unknown): void =>
       socket.send(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+    const refuse = (error: { code: number; message: string }): void =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', error, id: call.id }));
     if (call.method === 'accountSubscribe' && typeof call.params?.[0] === 'string') {
+      const pubkey = call.params[0];
+      this.subscribeCalls.set(pubkey, this.subscribeCallsOf(pubkey) + 1);
+      const refusal = this.refusals.get(pubkey);
+      if (refusal !== undefined) return refuse(refusal);
+      const held = [...this.subscriptions.values()].filter((s) => s.socket === socket).length;
+      if (held >= this.maxSubscriptionsPerSocket) {
+        return refuse({ code: -32603, message: `Internal error: subscription limit (${held}) reached` });
+      }
       const id = this.nextSubscription++;
       this.subscriptions.set(id, { socket, pubkey: call.params[0] });
       reply(id);

@@ -66,8 +66,10 @@ export {
   defineSubscription,
   type AnySubscriptionDefinition,
   type SubscriptionDefinition,
+  type StopSubscription,
   type SubscriptionSink,
 } from './subscriptions/definition.js';
+export { SerializedResult } from './subscriptions/serialized-result.js';
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';
 export type { RateLimiterLike } from './rate-limit.js';

@@ -2,7 +2,10 @@ import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import type { AddressGuard } from './address-guard.js';
 import { loadOptionalPackage } from './optional-package.js';
+import { readUpstreamFrame, type UpstreamResult } from './upstream-frame.js';
 import { withoutCredentials } from './url-credentials.js';
+
+export { UpstreamResult } from './upstream-frame.js';
 
 /** One subscription relayed to an upstream, in Solana's pubsub terms. */
 export interface UpstreamSubscription {
@@ -23,11 +26,23 @@ export interface UpstreamSocketEvents {
   /** The upstream acknowledged the subscription of `key`: from now on it notifies it. */
   acked(key: string): void;
   /**
-   * The upstream notified `key` with this `result` (the notification's params.result, as
-   * sent). Returns whether it was taken: a one-shot subscription ends with the first one
-   * taken, so a notification of another shape (which the relay logs) leaves it waiting.
+   * The upstream answered the subscribe of `key` with this error (its own, as sent): at
+   * first, or when subscribing it again after a reconnect. Without this event the key
+   * stays held, refused, and is asked again after the next reconnect.
    */
-  notified(key: string, result: unknown): boolean;
+  refused?(key: string, error: unknown): void;
+  /**
+   * The upstream notified `key` with this `result` (the notification's params.result, its
+   * text as sent). Returns whether it was taken: a one-shot subscription ends with the
+   * first one taken, so a notification of another shape (which the relay logs) leaves it waiting.
+   */
+  notified(key: string, result: UpstreamResult): boolean;
+  /**
+   * The socket closed, whatever its close code: what the upstream notified of these
+   * acknowledged keys until they are acknowledged again is lost. They are subscribed again
+   * once it reconnects; a consumer that cannot live with a gap unsubscribes them.
+   */
+  lost?(keys: readonly string[]): void;
 }
 
 export interface UpstreamSocketOptions {
@@ -262,11 +277,14 @@ export class UpstreamSocket {
     this.requests.clear();
     this.byUpstreamId.clear();
     this.abandoned.clear();
+    const lost: string[] = [];
     for (const entry of this.entries.values()) {
+      if (entry.state === 'live') lost.push(entry.key);
       entry.state = 'waiting';
       entry.upstreamId = undefined;
       entry.requestId = undefined;
     }
+    if (lost.length > 0 && this.running) this.events.lost?.(lost);
     if (!this.running) return;
     const delay = Math.min(this.options.reconnectMaxDelayMs, FIRST_RETRY_MS * 2 ** this.attempts);
     this.attempts += 1;
@@ -275,22 +293,10 @@ export class UpstreamSocket {
   }
 
   private received(text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (message === null || typeof message !== 'object') return;
-    const m = message as {
-      id?: unknown;
-      result?: unknown;
-      error?: unknown;
-      method?: unknown;
-      params?: unknown;
-    };
-    if (typeof m.id === 'number') this.answered(m.id, m.result, m.error);
-    else if (typeof m.method === 'string') this.notification(m.method, m.params);
+    const frame = readUpstreamFrame(text);
+    if (frame?.kind === 'answer') this.answered(frame.id, frame.result, frame.error);
+    else if (frame?.kind === 'notification')
+      this.notification(frame.method, frame.subscription, frame.result);
   }
 
   private answered(id: number, result: unknown, error: unknown): void {
@@ -314,6 +320,7 @@ export class UpstreamSocket {
           `upstream refused a ${entry.subscription.subscribe}${this.fallbackSaid()}`,
         );
       this.refusalLogged = true;
+      this.events.refused?.(entry.key, error);
       return;
     }
     entry.state = 'live';
@@ -322,20 +329,18 @@ export class UpstreamSocket {
     this.events.acked(entry.key);
   }
 
-  private notification(method: string, params: unknown): void {
-    const p = params as { subscription?: unknown; result?: unknown } | null;
-    const id = p?.subscription;
+  private notification(method: string, id: unknown, result: UpstreamResult | undefined): void {
     const entry = typeof id === 'number' ? this.byUpstreamId.get(id) : undefined;
-    if (entry === undefined || entry.subscription.notification !== method) return;
+    if (entry === undefined || result === undefined || entry.subscription.notification !== method) return;
     if (!entry.subscription.oneShot) {
-      this.events.notified(entry.key, p!.result);
+      this.events.notified(entry.key, result);
       return;
     }
     // Solana ended it with this notification: gone before the relay hears of it, so that
     // its clients leaving now send no unsubscribe for it.
     this.byUpstreamId.delete(id as number);
     this.entries.delete(entry.key);
-    if (this.events.notified(entry.key, p!.result)) return;
+    if (this.events.notified(entry.key, result)) return;
     // Not its shape (the relay logged it): the upstream still holds it, and so do we.
     if (this.entries.has(entry.key)) return;
     this.entries.set(entry.key, entry);

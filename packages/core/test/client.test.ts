@@ -23,6 +23,8 @@ import {
 } from '@rollup-router/core';
 import { expressRpc } from '@rollup-router/core/express';
 import { createClient, RpcCallError, RpcNoAnswerError } from '@rollup-router/core/client';
+import { serveSockets } from '@rollup-router/test-support/socket-server';
+import { TestSocket } from '@rollup-router/test-support/ws-client';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 
 interface AppContext {
@@ -66,10 +68,43 @@ const counter = defineSubscription<[], { n: number }>({
     return () => sinks.delete(sink);
   },
 });
-const plugin = definePlugin({ name: 'app', methods: [mySum, whoAmI, sleep], subscriptions: [counter] });
+/** How tenantSubscribe's start answers: at once, once "acknowledged" a moment later, or refused then. */
+type Start = 'now' | 'acked' | 'refused';
+const tenantSinks = new Set<SubscriptionSink<{ user: string; n: number }>>();
+const tenant = defineSubscription<[Start], { user: string; n: number }, AppContext>({
+  subscribe: 'tenantSubscribe',
+  unsubscribe: 'tenantUnsubscribe',
+  notification: 'tenantNotification',
+  // A per-tenant policy: only alice's connections may subscribe.
+  admit: (_params, ctx) => {
+    if (ctx.host.user !== 'alice') throw new RpcError(-32071, 'Not for this tenant', { user: ctx.host.user });
+  },
+  start: ([how], sink, ctx) => {
+    const stop = (): void => void tenantSinks.delete(sink);
+    tenantSinks.add(sink);
+    // Sent before the answer: it must follow the id, never overtake it.
+    sink.notify({ user: ctx.host.user!, n: 1 });
+    if (how === 'now') return stop;
+    return new Promise((resolve, reject) =>
+      setTimeout(() => {
+        sink.notify({ user: ctx.host.user!, n: 2 });
+        if (how === 'acked') resolve(stop);
+        else {
+          stop();
+          reject(new RpcError(-32003, 'Refused by the source', { why: 'over its limit' }));
+        }
+      }, 20),
+    );
+  },
+});
+const plugin = definePlugin({
+  name: 'app',
+  methods: [mySum, whoAmI, sleep],
+  subscriptions: [counter, tenant],
+});
 
 type Api = { mySum: typeof mySum; whoAmI: typeof whoAmI; sleep: typeof sleep };
-type Subscriptions = { countSubscribe: typeof counter };
+type Subscriptions = { countSubscribe: typeof counter; tenantSubscribe: typeof tenant };
 
 describe('createClient (@rollup-router/core/client)', () => {
   let rpc: Rpc<AppContext>;
@@ -191,6 +226,116 @@ describe('createClient (@rollup-router/core/client)', () => {
       await waitFor(() => sinks.size === 0, 'the unsubscribe to end it');
     } finally {
       await client.$close();
+    }
+  });
+
+  it('ends the loop with RpcNoAnswerError `closed` (code and reason) when the server closes the socket', async () => {
+    const served = await serveSockets({ plugins: [definePlugin({ name: 'own', subscriptions: [counter] })] });
+    const client = createClient<Api, Subscriptions>(served.ws);
+    try {
+      const subscription = await client.$subscribe('countSubscribe', []);
+      await waitFor(() => sinks.size === 1, 'the subscription to start');
+      for (const sink of sinks) sink.notify({ n: 1 });
+      const got: number[] = [];
+      const loop = (async () => {
+        for await (const { n } of subscription) got.push(n);
+      })().then(
+        () => 'ended without an error',
+        (err: unknown) => err,
+      );
+      await waitFor(() => got.length === 1, 'the first notification');
+      // The server's graceful stop closes every socket with 1001.
+      await served.close();
+      // A bound on the wait so that the old hang fails here rather than at mocha's timeout.
+      const outcome = await Promise.race([
+        loop,
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000).unref()),
+      ]);
+      expect(outcome).to.be.instanceOf(RpcNoAnswerError);
+      expect((outcome as RpcNoAnswerError).kind).to.equal('closed');
+      expect((outcome as RpcNoAnswerError).message).to.match(/1001 server shutting down/);
+      expect(got).to.deep.equal([1]);
+    } finally {
+      await client.$close();
+      sinks.clear();
+    }
+  });
+
+  it('ends the loop quietly when the client itself closes', async () => {
+    const client = createClient<Api, Subscriptions>(`ws://${base}/`);
+    const subscription = await client.$subscribe('countSubscribe', []);
+    await waitFor(() => sinks.size === 1, 'the subscription to start');
+    const loop = (async () => {
+      for await (const _ of subscription);
+    })().then(
+      () => 'ended',
+      (err: unknown) => err,
+    );
+    await client.$close();
+    expect(await loop).to.equal('ended');
+    await waitFor(() => sinks.size === 0, 'the socket close to end it');
+  });
+
+  it("a subscription's admit and start get the call's context: refused by tenant, ctx.host from the Express/WS host", async () => {
+    const bob = createClient<Api, Subscriptions>(`ws://${base}/`, {
+      headers: { authorization: 'Bearer bob' },
+    });
+    const alice = createClient<Api, Subscriptions>(`ws://${base}/`, {
+      headers: { authorization: 'Bearer alice' },
+    });
+    try {
+      const refused = (await bob
+        .$subscribe('tenantSubscribe', ['now'])
+        .catch((e: unknown) => e)) as RpcCallError;
+      expect(refused).to.be.instanceOf(RpcCallError);
+      expect([refused.causeCode, refused.message, refused.data]).to.deep.equal([
+        -32071,
+        'Not for this tenant',
+        { code: -32071, user: 'bob' },
+      ]);
+      expect(tenantSinks.size).to.equal(0);
+      const subscription = await alice.$subscribe('tenantSubscribe', ['now']);
+      for await (const notification of subscription) {
+        expect(notification).to.deep.equal({ user: 'alice', n: 1 });
+        break;
+      }
+    } finally {
+      await Promise.all([bob.$close(), alice.$close()]);
+    }
+  });
+
+  it("a start that returns a promise: answered once it resolves, what it sent meanwhile after the id; a rejection is the call's error and opens nothing", async () => {
+    const socket = await TestSocket.open(`ws://${base}/`, { headers: { authorization: 'Bearer alice' } });
+    try {
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tenantSubscribe', params: ['acked'] }));
+      const answer = await socket.next();
+      expect(answer.id).to.equal(1);
+      const id = answer.result as number;
+      expect(id).to.be.a('number');
+      for (const n of [1, 2]) {
+        expect((await socket.next()).params).to.deep.equal({
+          result: { user: 'alice', n },
+          subscription: id,
+        });
+      }
+      expect(tenantSinks.size).to.equal(1);
+      expect((await socket.call('tenantUnsubscribe', [id], 2)).result).to.equal(true);
+      expect(tenantSinks.size).to.equal(0);
+
+      const live = rpc.subscriptions.active;
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tenantSubscribe', params: ['refused'] }));
+      const refused = await socket.next();
+      expect(refused.error).to.deep.equal({
+        code: -32003,
+        message: 'Refused by the source',
+        data: { why: 'over its limit' },
+      });
+      expect(tenantSinks.size).to.equal(0);
+      expect(rpc.subscriptions.active, 'nothing left counted').to.equal(live);
+      // Nothing it sent before the refusal reaches the client: the next message is the next answer.
+      expect((await socket.call('mySum', { a: 1, b: 2 }, 4)).result).to.equal(3);
+    } finally {
+      await socket.close();
     }
   });
 

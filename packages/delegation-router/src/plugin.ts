@@ -76,6 +76,7 @@ function pubsubRelayOf(
     pingIntervalMs: PING_INTERVAL_MS,
     reconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
     handshakeTimeoutMs: json.upstreamTimeoutMs,
+    subscriptionsPerSocket: json.subscriptionsPerUpstreamSocket,
   };
   return new PubsubRelay(routing, options, log);
 }

@@ -174,6 +174,30 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
     source.stop();
   });
 
+  it("a clean close (1000) of the base chain's websocket: followed records are read again, so a change in the gap is seen", async () => {
+    const source = followingSource(chain.wsUrl);
+    try {
+      const [gone, stays, er] = [newIdentity(), newIdentity(), newIdentity()];
+      const gonePda = await chain.delegate(gone, er);
+      const staysPda = await chain.delegate(stays, er);
+      await source.recordsOf([gone, stays]);
+      await waitFor(
+        () => chain.subscriptionsOf(gonePda) + chain.subscriptionsOf(staysPda) === 2,
+        'both followed',
+      );
+      chain.closeSockets();
+      await waitFor(() => chain.subscriptionCount === 0, 'the socket closed');
+      // Undelegated while no socket is open: nothing notifies it.
+      await chain.undelegate(gone);
+      await waitFor(async () => (await source.recordOf(gone)) === null, 'the undelegation seen');
+      // The one still delegated is read again and followed again (on the socket reconnected).
+      expect(await source.recordOf(stays)).to.include({ authority: er });
+      await waitFor(() => chain.subscriptionsOf(staysPda) === 1, 'followed again', { attempts: 1000 });
+    } finally {
+      source.stop();
+    }
+  });
+
   it('fails the lookup with -32071 naming the base chain when it does not answer', async () => {
     await chain.close();
     const err = await sourceOf()

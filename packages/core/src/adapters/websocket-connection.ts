@@ -44,7 +44,15 @@ export class SocketConnection<C = unknown> {
     private readonly host: C,
   ) {
     this.origin = { remoteAddress: req.socket.remoteAddress, headers: req.headers };
-    this.session = rpc.subscriptions.session((text) => this.send(text), log, clientKey);
+    this.session = rpc.subscriptions.session(
+      {
+        send: (text) => this.send(text),
+        sendShared: (head, tail) => this.sendShared(head, tail),
+        close: (code, reason) => this.close(code, reason),
+      },
+      log,
+      clientKey,
+    );
     ws.on('message', (data, isBinary) => this.receive(data, isBinary));
     ws.on('pong', () => (this.alive = true));
     // ws closes the socket itself after a protocol error (1009 too big, 1007 invalid UTF-8).
@@ -66,16 +74,30 @@ export class SocketConnection<C = unknown> {
 
   /** Sends one message, unless the peer is too slow to read what it was already sent. */
   send(text: string): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    if (this.ws.bufferedAmount + text.length > this.limits.maxBufferedBytes) {
-      this.log.warn(
-        { conn: this.id, client: this.clientKey, bufferedBytes: this.ws.bufferedAmount },
-        `closing a slow consumer: over ${this.limits.maxBufferedBytes} bytes buffered`,
-      );
-      this.close(CloseCode.POLICY, 'slow consumer: too many bytes buffered');
-      return;
-    }
-    this.ws.send(text);
+    if (this.canSend(text.length)) this.ws.send(text);
+  }
+
+  /**
+   * Sends one text message made of `head` then `tail`, as two fragments: `head` (a
+   * notification's bytes, shared by all its subscribers) goes to the socket as it is,
+   * never copied per subscriber. Nothing else is sent between the two.
+   */
+  sendShared(head: Buffer, tail: string): void {
+    if (!this.canSend(head.length + tail.length)) return;
+    this.ws.send(head, { binary: false, fin: false });
+    this.ws.send(tail, { binary: false, fin: true });
+  }
+
+  /** Whether the socket is open and its peer reads fast enough for `bytes` more; a slow one is closed. */
+  private canSend(bytes: number): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    if (this.ws.bufferedAmount + bytes <= this.limits.maxBufferedBytes) return true;
+    this.log.warn(
+      { conn: this.id, client: this.clientKey, bufferedBytes: this.ws.bufferedAmount },
+      `closing a slow consumer: over ${this.limits.maxBufferedBytes} bytes buffered`,
+    );
+    this.close(CloseCode.POLICY, 'slow consumer: too many bytes buffered');
+    return false;
   }
 
   /** Starts the closing handshake; a peer that does not complete it is cut off. */

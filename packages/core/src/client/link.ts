@@ -17,6 +17,13 @@ export type Settled<R> =
   | { readonly ok: true; readonly result: R }
   | { readonly ok: false; readonly error: import('./errors.js').RpcCallError };
 
+/** Where a subscription's notifications go, and how it hears that its connection is gone. */
+export interface SubscriptionListener {
+  notify(result: unknown): void;
+  /** The connection closed: nothing more will come (`error` unless the client itself closed it). */
+  lost(error: Error | undefined): void;
+}
+
 /** What carries calls to the server: HTTP (undici) or WebSocket (ws). */
 export interface Link {
   call(call: LinkCall, options: Required<Pick<CallOptions, 'timeoutMs'>> & CallOptions): Promise<unknown>;
@@ -28,7 +35,7 @@ export interface Link {
   subscribe(
     call: LinkCall,
     options: Required<Pick<CallOptions, 'timeoutMs'>> & CallOptions,
-    notify: (result: unknown) => void,
+    listener: SubscriptionListener,
   ): Promise<number>;
   /** Stops routing a subscription's notifications (its unsubscribe call is the client's). */
   forget(subscription: number): void;

@@ -12,7 +12,7 @@ import { WebSocketLink } from './websocket-link.js';
  */
 export type MethodMap = Readonly<Record<string, MethodDefinition<never, unknown, never>>>;
 /** The subscriptions a client opens, by subscribe method name (WebSocket only). */
-export type SubscriptionMap = Readonly<Record<string, SubscriptionDefinition<never, unknown>>>;
+export type SubscriptionMap = Readonly<Record<string, SubscriptionDefinition<never, unknown, never>>>;
 
 /** A method's params type, from its definition. */
 export type ParamsOf<D> = D extends { readonly handler: (params: infer P, ...rest: never[]) => unknown }
@@ -21,7 +21,7 @@ export type ParamsOf<D> = D extends { readonly handler: (params: infer P, ...res
 /** A method's result type, from its definition (RawJson unwrapped). */
 export type ResultOf<D> = D extends MethodDefinition<never, infer R, never> ? Unraw<R> : never;
 type Unraw<R> = R extends RawJson<infer V> ? V : R;
-type NotificationOf<D> = D extends SubscriptionDefinition<never, infer R> ? R : never;
+type NotificationOf<D> = D extends SubscriptionDefinition<never, infer R, never> ? R : never;
 type SubscribeParamsOf<D> = D extends { readonly start: (params: infer P, ...rest: never[]) => unknown }
   ? P
   : never;
@@ -54,7 +54,10 @@ export type Client<M extends MethodMap, S extends SubscriptionMap = Record<never
   ) => Promise<{ -readonly [I in keyof T]: Settled<T[I] extends BatchCall<infer R> ? R : never> }>;
   /**
    * Opens a subscription (WebSocket only): its notifications as an async iterable.
-   * Breaking out of the loop (or `signal`) sends its unsubscribe call.
+   * Breaking out of the loop (or `signal`) sends its unsubscribe call. When the socket
+   * closes under it (the server, the network), the loop throws RpcNoAnswerError `closed`
+   * with the close code and reason once the notifications already received are read;
+   * `$close()` ends it quietly.
    */
   readonly $subscribe: <K extends keyof S & string>(
     subscribe: K,
@@ -135,9 +138,18 @@ async function openSubscription(
   const queue: unknown[] = [];
   let wake: (() => void) | undefined;
   let ended = false;
-  const id = await link.subscribe({ method: subscribe, params }, options, (result) => {
-    queue.push(result);
-    wake?.();
+  /** Why the connection ended it: thrown by the loop once what came before is read. */
+  let lost: Error | undefined;
+  const id = await link.subscribe({ method: subscribe, params }, options, {
+    notify: (result) => {
+      queue.push(result);
+      wake?.();
+    },
+    lost: (error) => {
+      ended = true;
+      lost = error && new RpcNoAnswerError(subscribe, 'closed', `subscription ended: ${error.message}`);
+      wake?.();
+    },
   });
   const close = async (): Promise<void> => {
     if (ended) return;
@@ -159,6 +171,7 @@ async function openSubscription(
             yield queue.shift();
             continue;
           }
+          if (lost !== undefined) throw lost;
           if (ended) return;
           await new Promise<void>((resolve) => (wake = resolve));
           wake = undefined;

@@ -3,7 +3,7 @@ import { loadOptionalPackage } from '../optional-package.js';
 import type { JsonrpcResponse } from '../generated/schemas.js';
 import { RpcNoAnswerError } from './errors.js';
 import { resultOf, settle } from './http-link.js';
-import type { CallOptions, Link, LinkCall, Settled } from './link.js';
+import type { CallOptions, Link, LinkCall, Settled, SubscriptionListener } from './link.js';
 
 type Options = Required<Pick<CallOptions, 'timeoutMs'>> & CallOptions;
 
@@ -22,7 +22,9 @@ interface Waiter {
 export class WebSocketLink implements Link {
   private socket: Promise<WebSocket> | undefined;
   private readonly waiting = new Map<number, Waiter>();
-  private readonly subscriptions = new Map<number, (result: unknown) => void>();
+  private readonly subscriptions = new Map<number, SubscriptionListener>();
+  /** Set by close(): the subscriptions it ends are ended by the client, not lost. */
+  private closing = false;
   /**
    * Notifications for an id not yet known: the server sends the subscribe answer and a
    * notification due at once in one burst, handled before the answer's promise resumes
@@ -66,12 +68,12 @@ export class WebSocketLink implements Link {
     return settle(sent, message as JsonrpcResponse[]);
   }
 
-  async subscribe(call: LinkCall, options: Options, notify: (result: unknown) => void): Promise<number> {
+  async subscribe(call: LinkCall, options: Options, listener: SubscriptionListener): Promise<number> {
     const id = (await this.call(call, options)) as number;
-    this.subscriptions.set(id, notify);
+    this.subscriptions.set(id, listener);
     const early = this.early.get(id);
     this.early.delete(id);
-    for (const result of early ?? []) notify(result);
+    for (const result of early ?? []) listener.notify(result);
     return id;
   }
 
@@ -82,6 +84,7 @@ export class WebSocketLink implements Link {
   async close(): Promise<void> {
     const socket = await this.socket?.catch(() => undefined);
     if (socket === undefined || socket.readyState === socket.CLOSED) return;
+    this.closing = true;
     await new Promise((closed) => {
       socket.once('close', closed);
       socket.close();
@@ -105,13 +108,18 @@ export class WebSocketLink implements Link {
         reject(new RpcNoAnswerError('connect', 'unreachable', err.message));
       });
       ws.on('message', (data: Buffer) => this.receive(data.toString('utf8')));
-      ws.once('close', (code) => {
+      ws.once('close', (code, reason) => {
         this.socket = undefined;
-        const gone = new RpcNoAnswerError('connection', 'closed', `socket closed (${code})`);
+        const why = reason.length > 0 ? `${code} ${reason.toString('utf8')}` : `${code}`;
+        const gone = new RpcNoAnswerError('connection', 'closed', `socket closed (${why})`);
         for (const waiter of new Set(this.waiting.values())) waiter.fail(gone);
         this.waiting.clear();
+        const lost = this.closing ? undefined : gone;
+        this.closing = false;
+        const listeners = [...this.subscriptions.values()];
         this.subscriptions.clear();
         this.early.clear();
+        for (const listener of listeners) listener.lost(lost);
       });
     }));
   }
@@ -176,8 +184,8 @@ export class WebSocketLink implements Link {
       params?: { subscription?: unknown; result?: unknown };
     };
     if (typeof method === 'string' && typeof params?.subscription === 'number') {
-      const notify = this.subscriptions.get(params.subscription);
-      if (notify !== undefined) notify(params.result);
+      const listener = this.subscriptions.get(params.subscription);
+      if (listener !== undefined) listener.notify(params.result);
       else this.keepEarly(params.subscription, params.result);
       return;
     }

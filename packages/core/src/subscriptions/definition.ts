@@ -1,18 +1,34 @@
 import type { Logger } from 'pino';
+import type { CallContext } from '../call-context.js';
 import type { RpcError, ValidationFailure } from '../errors.js';
 import type { Schema } from '../method.js';
+import type { SerializedResult } from './serialized-result.js';
 
 /** What a subscription's `start` gets to talk to its subscriber. */
 export interface SubscriptionSink<R> {
-  /** The integer id the subscribe call answered with (Solana style). */
+  /** The integer id the subscribe call answers with (Solana style). */
   readonly id: number;
-  /** Sends one `<notification>` message with this result to the subscriber. */
-  notify(result: R): void;
+  /**
+   * Sends one `<notification>` message with this result to the subscriber. A
+   * SerializedResult is sent as its text, serialized once for every subscriber it is
+   * given to (each gets its own subscription id spliced in).
+   */
+  notify(result: R | SerializedResult): void;
   /** Ends the subscription from the plugin's side (Solana's one-shot subscriptions end after their notification). */
   end(): void;
+  /**
+   * Ends the subscription because what fed it is gone for good (an upstream that no longer
+   * serves it). JSON-RPC's pub/sub has no message saying so, and a client left waiting
+   * would never learn it: the subscriber's socket is closed with 1011 and `reason`
+   * (at most 123 bytes of UTF-8), which ends its other subscriptions too.
+   */
+  lose(reason: string): void;
   /** A pino child logger bound to the subscription's method and id. */
   readonly log: Logger;
 }
+
+/** What stops a subscription; called exactly once. */
+export type StopSubscription = () => void;
 
 /**
  * A subscription a plugin serves over persistent connections (WebSocket), in the pub/sub
@@ -21,7 +37,7 @@ export interface SubscriptionSink<R> {
  * `{"jsonrpc":"2.0","method":<notification>,"params":{"result":...,"subscription":id}}`,
  * `<unsubscribe>` answers true, or -32602 with `unknownIdMessage`.
  */
-export interface SubscriptionDefinition<P = unknown, R = unknown> {
+export interface SubscriptionDefinition<P = unknown, R = unknown, C = unknown> {
   /** The subscribe method, e.g. `signatureSubscribe`. */
   readonly subscribe: string;
   /** The unsubscribe method, e.g. `signatureUnsubscribe`. */
@@ -42,24 +58,34 @@ export interface SubscriptionDefinition<P = unknown, R = unknown> {
   readonly unknownIdMessage?: string;
   /**
    * Asked within the subscribe call, after its params are validated and before the
-   * subscription opens: throw an RpcError to refuse it (the call answers that error and
-   * nothing opens), e.g. over a limit of the plugin's own.
+   * subscription opens, with the call's context (`ctx.host`: the tenant the host made of
+   * the connection): throw an RpcError to refuse it (the call answers that error and
+   * nothing opens), e.g. over a limit of the plugin's own or of the tenant's.
    */
-  readonly admit?: (params: P) => void;
+  readonly admit?: (params: P, ctx: CallContext<C>) => void;
   /**
-   * Starts delivering, once the subscribe call's answer has been sent (so a notification
-   * due at once never overtakes the id). Returns what stops it; it is called exactly once,
-   * whichever way the subscription ends (unsubscribe, `sink.end()`, the socket closing).
+   * Starts the subscription, within the subscribe call, once it is admitted and counted.
+   * Returns what stops it, or a promise of it: the call is answered (with the id) only
+   * once that promise resolves, e.g. when an upstream acknowledged the subscription; a
+   * rejection is the call's error (an RpcError as it is) and nothing stays open. A call
+   * that ends first (its deadline, the socket closing) stops it as soon as it resolves.
+   * Notifications sent before the answer wait for it, so none overtakes the id. The stop
+   * is called exactly once, whichever way the subscription ends (unsubscribe,
+   * `sink.end()`, `sink.lose()`, the socket closing).
    */
-  readonly start: (params: P, sink: SubscriptionSink<R>) => () => void;
+  readonly start: (
+    params: P,
+    sink: SubscriptionSink<R>,
+    ctx: CallContext<C>,
+  ) => StopSubscription | Promise<StopSubscription>;
 }
 
-/** A subscription of any params and result types (params are contravariant: `never` accepts all). */
-export type AnySubscriptionDefinition = SubscriptionDefinition<never, unknown>;
+/** A subscription of any params, result and context types (params are contravariant: `never` accepts all). */
+export type AnySubscriptionDefinition = SubscriptionDefinition<never, unknown, never>;
 
 /** Declares a subscription; the types follow from the caller's (e.g. generated from `schemas/`). */
-export function defineSubscription<P, R>(
-  definition: SubscriptionDefinition<P, R>,
-): SubscriptionDefinition<P, R> {
+export function defineSubscription<P, R, C = unknown>(
+  definition: SubscriptionDefinition<P, R, C>,
+): SubscriptionDefinition<P, R, C> {
   return definition;
 }

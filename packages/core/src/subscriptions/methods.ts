@@ -47,8 +47,8 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
           `${definition.subscribe} sent as a notification (no id) opens nothing: send it with an id to learn the subscription id`,
         );
       }
-      definition.admit?.(params as never);
-      return session.open(definition, params);
+      definition.admit?.(params as never, ctx as CallContext<never>);
+      return session.open(definition, params, ctx);
     },
   });
   const unknownId = definition.unknownIdMessage ?? UNKNOWN_ID;

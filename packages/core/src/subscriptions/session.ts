@@ -1,7 +1,22 @@
 import type { Logger } from 'pino';
+import type { CallContext } from '../call-context.js';
 import { ErrorCode } from '../codes.js';
 import { RpcError } from '../errors.js';
-import type { AnySubscriptionDefinition, SubscriptionSink } from './definition.js';
+import type { AnySubscriptionDefinition, StopSubscription, SubscriptionSink } from './definition.js';
+import { SerializedResult } from './serialized-result.js';
+
+/** Where one connection's subscriptions write (its socket). */
+export interface SubscriberChannel {
+  /** Sends one message. */
+  send(text: string): void;
+  /** Sends one message made of `head` (bytes shared with other subscribers, never copied) then `tail`. */
+  sendShared(head: Buffer, tail: string): void;
+  /** Closes the connection with this close code and reason. */
+  close(code: number, reason: string): void;
+}
+
+/** The close code of a connection whose subscription lost its source (RFC 6455: an unexpected condition). */
+export const SUBSCRIPTION_LOST_CLOSE_CODE = 1011;
 
 export interface SubscriptionLimits {
   /** Most live subscriptions on one connection. */
@@ -33,11 +48,11 @@ export class SubscriptionRegistry {
   }
 
   /**
-   * A table for one connection; `send` writes one message to its peer. `client` is the
-   * peer's address (trustProxy), whose connections share the per-client limit.
+   * A table for one connection; `channel` writes to its peer. `client` is the peer's
+   * address (trustProxy), whose connections share the per-client limit.
    */
-  session(send: (text: string) => void, log: Logger, client?: string): SubscriptionSession {
-    return new SubscriptionSession(this, send, log, client);
+  session(channel: SubscriberChannel, log: Logger, client?: string): SubscriptionSession {
+    return new SubscriptionSession(this, channel, log, client);
   }
 
   /** @internal */
@@ -65,9 +80,14 @@ export class SubscriptionRegistry {
   }
 }
 
+/** A message held until the subscribe answer is out: a text, or a shared head and its tail. */
+type Held = string | readonly [Buffer, string];
+
 class Live implements SubscriptionSink<unknown> {
-  stop: (() => void) | undefined;
+  stop: StopSubscription | undefined;
   ended = false;
+  /** Messages sent before the subscribe call's answer: they follow it. Undefined once it is out. */
+  held: Held[] | undefined = [];
   private childLog: Logger | undefined;
 
   constructor(
@@ -86,21 +106,28 @@ class Live implements SubscriptionSink<unknown> {
 
   notify(result: unknown): void {
     if (this.ended) return;
-    const method = JSON.stringify(this.definition.notification);
-    const text = `{"jsonrpc":"2.0","method":${method},"params":{"result":${JSON.stringify(result) ?? 'null'},"subscription":${this.id}}}`;
-    this.session.send(text);
+    const message: Held =
+      result instanceof SerializedResult
+        ? [result.headOf(this.definition.notification), `,"subscription":${this.id}}}`]
+        : `{"jsonrpc":"2.0","method":${JSON.stringify(this.definition.notification)},"params":{"result":${JSON.stringify(result) ?? 'null'},"subscription":${this.id}}}`;
+    if (this.held !== undefined) this.held.push(message);
+    else this.session.write(message);
   }
 
   end(): void {
     this.session.end(this);
   }
+
+  lose(reason: string): void {
+    this.session.lose(this, reason);
+  }
 }
 
 /**
- * The subscriptions of one persistent connection. A subscription opens within its
- * subscribe call, starts once the transport has sent that call's answer
- * (`MessageSubscriptions.start`), and ends exactly once: by unsubscribe, by its plugin, or with the
- * connection (`closeAll`), which frees everything it held.
+ * The subscriptions of one persistent connection. A subscription opens and starts within
+ * its subscribe call; what it sends before the call's answer follows the answer
+ * (`MessageSubscriptions.start`). It ends exactly once: by unsubscribe, by its plugin, or
+ * with the connection (`closeAll`), which frees everything it held.
  */
 export class SubscriptionSession {
   private readonly live = new Map<number, Live>();
@@ -108,7 +135,7 @@ export class SubscriptionSession {
 
   constructor(
     private readonly registry: SubscriptionRegistry,
-    /** @internal */ readonly send: (text: string) => void,
+    private readonly channel: SubscriberChannel,
     /** @internal */ readonly log: Logger,
     private readonly client: string | undefined,
   ) {}
@@ -118,14 +145,14 @@ export class SubscriptionSession {
   }
 
   /**
-   * The subscriptions opened by one message: they start when `start` is called, after
-   * that message's answer is sent, whatever other messages of the connection do meanwhile.
+   * The subscriptions opened by one message: what they send goes out once `start` is
+   * called, after that message's answer is sent, whatever other messages of the connection do meanwhile.
    */
   message(): MessageSubscriptions {
     return new MessageSubscriptions(this);
   }
 
-  /** @internal Opens a subscription for a subscribe call, not started yet. */
+  /** @internal Opens a subscription for a subscribe call (counted against the limits), not started yet. */
   open(definition: AnySubscriptionDefinition, params: unknown): Live {
     if (this.closed) throw RpcError.of(ErrorCode.SHUTTING_DOWN);
     const limit = this.registry.limits.perConnection;
@@ -137,6 +164,40 @@ export class SubscriptionSession {
     return sub;
   }
 
+  /**
+   * @internal Starts `sub` within its subscribe call: its id once the definition's start
+   * returned (or its promise resolved). A start that throws or rejects ends it, and that
+   * error is the call's; a call that ends first (deadline, socket closed) ends it, and the
+   * stop is called once the start resolves.
+   */
+  begin(sub: Live, ctx: CallContext): number | Promise<number> {
+    let started: StopSubscription | Promise<StopSubscription>;
+    try {
+      started = sub.definition.start(sub.params as never, sub, ctx as CallContext<never>);
+    } catch (err) {
+      this.discard(sub);
+      throw err;
+    }
+    if (!(started instanceof Promise)) {
+      this.attach(sub, started);
+      return sub.id;
+    }
+    const gone = (): void => this.discard(sub);
+    ctx.signal.addEventListener('abort', gone, { once: true });
+    return started.then(
+      (stop) => {
+        ctx.signal.removeEventListener('abort', gone);
+        this.attach(sub, stop);
+        return sub.id;
+      },
+      (err: unknown) => {
+        ctx.signal.removeEventListener('abort', gone);
+        this.discard(sub);
+        throw err;
+      },
+    );
+  }
+
   /** Ends subscription `id` of this kind; false when this connection has none such. */
   unsubscribe(id: number, definition: AnySubscriptionDefinition): boolean {
     const sub = this.live.get(id);
@@ -145,26 +206,33 @@ export class SubscriptionSession {
     return true;
   }
 
-  /** @internal Starts subscriptions whose subscribe answer was sent. */
-  start(starting: readonly Live[]): void {
-    for (const sub of starting) {
-      if (sub.ended) continue;
-      try {
-        const stop = sub.definition.start(sub.params as never, sub);
-        // It may have ended itself at once (a status already known).
-        if (sub.ended) stop();
-        else sub.stop = stop;
-      } catch (err) {
-        sub.log.error({ err }, 'subscription failed to start');
-        this.end(sub);
-      }
+  /** @internal The subscribe answers of `answered` were sent: what they held follows. */
+  answered(answered: readonly Live[]): void {
+    for (const sub of answered) {
+      const held = sub.held;
+      sub.held = undefined;
+      for (const message of held ?? []) this.write(message);
     }
+  }
+
+  /** @internal */
+  write(message: Held): void {
+    if (typeof message === 'string') this.channel.send(message);
+    else this.channel.sendShared(message[0], message[1]);
   }
 
   /** The connection is gone: every subscription ends and nothing more is sent. */
   closeAll(): void {
     this.closed = true;
     for (const sub of [...this.live.values()]) this.end(sub);
+  }
+
+  /** @internal The subscription's source is gone for good: its connection is closed, saying why. */
+  lose(sub: Live, reason: string): void {
+    if (sub.ended) return;
+    sub.log.warn({ reason }, 'subscription lost its source; closing its connection');
+    this.end(sub);
+    this.channel.close(SUBSCRIPTION_LOST_CLOSE_CODE, reason);
   }
 
   /** @internal */
@@ -182,26 +250,45 @@ export class SubscriptionSession {
       sub.log.error({ err }, 'subscription failed to stop');
     }
   }
+
+  /** Its subscribe call failed or ended unanswered: nothing it held is sent. */
+  private discard(sub: Live): void {
+    sub.held = undefined;
+    if (!sub.ended) this.end(sub);
+  }
+
+  private attach(sub: Live, stop: StopSubscription): void {
+    // Ended meanwhile (sink.end() at once, the call's end, the socket's): stopped now.
+    if (!sub.ended) {
+      sub.stop = stop;
+      return;
+    }
+    try {
+      stop();
+    } catch (err) {
+      sub.log.error({ err }, 'subscription failed to stop');
+    }
+  }
 }
 
 /** What a subscribe or unsubscribe call sees of its connection (CallScope.session). */
 export interface SubscriptionHost {
-  /** Opens a subscription; it starts once the call's answer is sent. Returns its id. */
-  open(definition: AnySubscriptionDefinition, params: unknown): number;
+  /** Opens and starts a subscription; its id once started (what it sends follows the call's answer). */
+  open(definition: AnySubscriptionDefinition, params: unknown, ctx: CallContext): number | Promise<number>;
   /** Ends subscription `id` of this kind; false when the connection holds none such. */
   unsubscribe(id: number, definition: AnySubscriptionDefinition): boolean;
 }
 
-/** The subscriptions one message opened, started together after its answer. */
+/** The subscriptions one message opened: what they send goes out after its answer. */
 export class MessageSubscriptions implements SubscriptionHost {
   private opened: Live[] | undefined;
 
   constructor(private readonly session: SubscriptionSession) {}
 
-  open(definition: AnySubscriptionDefinition, params: unknown): number {
+  open(definition: AnySubscriptionDefinition, params: unknown, ctx: CallContext): number | Promise<number> {
     const sub = this.session.open(definition, params);
     (this.opened ??= []).push(sub);
-    return sub.id;
+    return this.session.begin(sub, ctx);
   }
 
   unsubscribe(id: number, definition: AnySubscriptionDefinition): boolean {
@@ -213,6 +300,6 @@ export class MessageSubscriptions implements SubscriptionHost {
     if (this.opened === undefined) return;
     const opened = this.opened;
     this.opened = undefined;
-    this.session.start(opened);
+    this.session.answered(opened);
   }
 }

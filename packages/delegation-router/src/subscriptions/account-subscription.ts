@@ -1,6 +1,7 @@
 import { defineSubscription, type SubscriptionDefinition } from '@rollup-router/core';
 import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
 import { accountSubscribeParamsSchema, type AccountSubscribeParams } from '../generated/schemas.js';
+import { normalizedAccountParams } from './account-subscribe-params.js';
 import type { PubsubRelay } from './pubsub-relay.js';
 
 const NOTIFICATION_RESULT = {
@@ -15,16 +16,6 @@ const NOTIFICATION_RESULT = {
     value: { type: ['object', 'null'] },
   },
 } as const;
-
-/** The config with its members in one order, so that equal configs are one upstream subscription. */
-function canonical(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-  );
-}
 
 /**
  * accountSubscribe relayed as MagicBlock's Rust router relays it: from the base chain, and
@@ -42,22 +33,22 @@ export function accountSubscription(
     notification: 'accountNotification',
     summary: "Notifies every change of an account's lamports or data.",
     description:
-      "Relayed to the base chain's websocket, and also to the websocket of the ER the account is delegated to while it is delegated (the ER changes with the delegation): notifications of both reach the client, as the Rust Magic Router relays them. The config (encoding base58, base64, base64+zstd or jsonParsed; commitment; dataSlice) is passed to the upstreams as given. Clients subscribed to the same account with the same config share one upstream subscription.",
+      "Relayed to the base chain's websocket, and also to the websocket of the ER the account is delegated to while it is delegated (the ER changes with the delegation): notifications of both reach the client, as the Rust Magic Router relays them. The config (encoding base58, base64, base64+zstd or jsonParsed; commitment; dataSlice; minContextSlot) is passed to the upstreams with its members in one order, unknown members dropped. Clients subscribed to the same account with the same config share one upstream subscription. Answered once the base chain acknowledged the subscription: its refusal is the call's error.",
     params: accountSubscribeParamsSchema,
     result: NOTIFICATION_RESULT,
-    start: ([account, config], sink) => {
-      const given = canonical(config ?? {}) as Record<string, unknown>;
-      const params = Object.keys(given).length === 0 ? [account] : [account, given];
+    start: (params, sink, ctx) => {
+      const relayed = normalizedAccountParams(params);
       return relay.hold(
-        `account:${JSON.stringify(params)}`,
-        account,
+        `account:${JSON.stringify(relayed)}`,
+        params[0],
         {
           subscribe: 'accountSubscribe',
           unsubscribe: 'accountUnsubscribe',
           notification: 'accountNotification',
-          params,
+          params: relayed,
         },
-        (result) => sink.notify(result),
+        { deliver: (result) => sink.notify(result), lose: (reason) => sink.lose(reason) },
+        ctx.signal,
       );
     },
   });

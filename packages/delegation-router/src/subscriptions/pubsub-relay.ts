@@ -1,30 +1,40 @@
-import type { PluginContext } from '@rollup-router/core';
+import { ErrorCode, RpcError, SerializedResult, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/core/internal';
-import {
-  UpstreamSocket,
-  type UpstreamSocketOptions,
-  type UpstreamSubscription,
-} from '@rollup-router/core/upstream-socket';
+import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
+import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { DelegationRecord } from '../delegation/record-codec.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 type Logger = PluginContext['log'];
 
-/** Where a relayed subscription's notifications go: one callback per client subscription. */
-export type Deliver = (result: unknown) => void;
+/** One client subscription's end of a relayed subscription. */
+export interface RelayHolder {
+  /** A notification, serialized once for every client of it (the upstream's own result text). */
+  deliver(result: SerializedResult): void;
+  /** An upstream no longer serves it (it refused it when subscribed again): the client's end, saying why. */
+  lose(reason: string): void;
+}
+
+interface Client {
+  readonly holder: RelayHolder;
+  /** Its subscribe call, while it waits for the base chain's acknowledgement. */
+  waiting: { readonly acked: () => void; readonly refused: (error: RpcError) => void } | undefined;
+}
 
 interface Held {
   readonly key: string;
   /** The account an accountSubscribe follows (undefined for slotSubscribe: base chain only). */
   readonly account: string | undefined;
   readonly subscription: UpstreamSubscription;
-  readonly clients: Set<Deliver>;
+  readonly clients: Set<Client>;
   /** The ER socket it is subscribed on too, while its account is delegated there. */
-  er: UpstreamSocket | undefined;
+  er: UpstreamPool | undefined;
+  /** Whether the base chain acknowledged it: a new client is answered at once. */
+  acked: boolean;
 }
 
-export interface PubsubRelayOptions extends Omit<UpstreamSocketOptions, 'fallback'> {
+export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'> {
   /** The base chain's websocket. */
   readonly baseWsUrl: string;
   /** The delegation program: an account it owns is being delegated or undelegated. */
@@ -40,7 +50,7 @@ export interface PubsubRelayOptions extends Omit<UpstreamSocketOptions, 'fallbac
  */
 export class PubsubRelay {
   /** Upstream sockets by upstream name (the base chain's, and each ER's while it relays something). */
-  private readonly sockets = new Map<string, UpstreamSocket>();
+  private readonly sockets = new Map<string, UpstreamPool>();
   private readonly held = new Map<string, Held>();
   /** Held accountSubscribe subscriptions by account: what a delegation change moves. */
   private readonly byAccount = new Map<string, Set<Held>>();
@@ -73,24 +83,33 @@ export class PubsubRelay {
     return this.held.size;
   }
 
-  /** Upstream subscriptions held on the socket of `upstream` (a name: base-chain, er:<identity>). */
+  /** Upstream subscriptions held on the sockets of `upstream` (a name: base-chain, er:<identity>). */
   upstreamSubscriptions(upstream: string): number {
     return this.sockets.get(upstream)?.size ?? 0;
   }
 
+  /** Sockets open to `upstream` (a name: base-chain, er:<identity>). */
+  upstreamSockets(upstream: string): number {
+    return this.sockets.get(upstream)?.socketCount ?? 0;
+  }
+
   /**
    * One client's share of the subscription `key`; `account` names the account an
-   * accountSubscribe follows. Returns what releases it (once; later calls do nothing).
+   * accountSubscribe follows. Resolves once the base chain acknowledged the subscription
+   * (at once when it already has) with what releases the share (once; later calls do
+   * nothing); rejects with the upstream's own error when it refuses it, or when `signal`
+   * (the subscribe call's) aborts first.
    */
   hold(
     key: string,
     account: string | undefined,
     subscription: UpstreamSubscription,
-    deliver: Deliver,
-  ): () => void {
+    holder: RelayHolder,
+    signal: AbortSignal,
+  ): Promise<() => void> {
     let held = this.held.get(key);
     if (held === undefined) {
-      held = { key, account, subscription, clients: new Set(), er: undefined };
+      held = { key, account, subscription, clients: new Set(), er: undefined, acked: false };
       this.held.set(key, held);
       this.socketOf(this.routing.baseChain, this.options.baseWsUrl).subscribe(key, subscription);
       if (account !== undefined) {
@@ -99,20 +118,34 @@ export class PubsubRelay {
         this.route(account);
       }
     }
-    // A function of its own: one callback held twice is two clients.
-    const client: Deliver = (result) => deliver(result);
+    // An object of its own: one holder given twice is two clients.
+    const client: Client = { holder, waiting: undefined };
     held.clients.add(client);
     const h = held;
-    return () => {
-      if (!h.clients.delete(client) || h.clients.size > 0 || this.held.get(key) !== h) return;
-      this.held.delete(key);
-      this.release(this.sockets.get(this.routing.baseChain.name), key);
-      this.release(h.er, key);
-      if (h.account === undefined) return;
-      const same = this.byAccount.get(h.account);
-      same?.delete(h);
-      if (same?.size === 0) this.byAccount.delete(h.account);
+    const release = (): void => {
+      client.waiting = undefined;
+      if (!h.clients.delete(client) || h.clients.size > 0) return;
+      this.drop(h);
     };
+    if (h.acked) return Promise.resolve(release);
+    return new Promise((resolve, reject) => {
+      const gone = (): void => {
+        release();
+        reject(signal.reason);
+      };
+      if (signal.aborted) return gone();
+      signal.addEventListener('abort', gone, { once: true });
+      client.waiting = {
+        acked: () => {
+          signal.removeEventListener('abort', gone);
+          resolve(release);
+        },
+        refused: (error) => {
+          signal.removeEventListener('abort', gone);
+          reject(error);
+        },
+      };
+    });
   }
 
   stop(): void {
@@ -122,6 +155,49 @@ export class PubsubRelay {
     this.sockets.clear();
     this.held.clear();
     this.byAccount.clear();
+  }
+
+  /** Ends `held` on every upstream it is subscribed on. */
+  private drop(held: Held): void {
+    if (this.held.get(held.key) !== held) return;
+    this.held.delete(held.key);
+    this.release(this.sockets.get(this.routing.baseChain.name), held.key);
+    this.release(held.er, held.key);
+    if (held.account === undefined) return;
+    const same = this.byAccount.get(held.account);
+    same?.delete(held);
+    if (same?.size === 0) this.byAccount.delete(held.account);
+  }
+
+  private acked(socket: UpstreamPool, key: string): void {
+    const held = this.held.get(key);
+    if (held === undefined || socket.name !== this.routing.baseChain.name || held.acked) return;
+    held.acked = true;
+    for (const client of held.clients) {
+      const waiting = client.waiting;
+      client.waiting = undefined;
+      waiting?.acked();
+    }
+  }
+
+  /**
+   * An upstream refused `key`: it ends for every client of it. A client still waiting for
+   * its answer gets the upstream's error; one already answered would wait forever for
+   * notifications that never come, so it is lost (its socket closed, saying why).
+   */
+  private refused(socket: UpstreamPool, key: string, error: unknown): void {
+    const held = this.held.get(key);
+    if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er)) return;
+    this.drop(held);
+    const answer = refusalOf(error);
+    const reason = `${held.subscription.subscribe} no longer served: the upstream refused it when subscribed again`;
+    for (const client of held.clients) {
+      const waiting = client.waiting;
+      client.waiting = undefined;
+      if (waiting !== undefined) waiting.refused(answer);
+      else client.holder.lose(reason);
+    }
+    held.clients.clear();
   }
 
   /** Reads where `account` is delegated (the cache, or the base chain) and moves its subscriptions there. */
@@ -170,7 +246,7 @@ export class PubsubRelay {
   }
 
   /** Ends `key` on `socket`; an ER socket left with nothing to relay is closed. */
-  private release(socket: UpstreamSocket | undefined, key: string): void {
+  private release(socket: UpstreamPool | undefined, key: string): void {
     if (socket === undefined) return;
     socket.unsubscribe(key);
     if (socket.size === 0 && socket.name !== this.routing.baseChain.name) {
@@ -179,21 +255,23 @@ export class PubsubRelay {
     }
   }
 
-  private socketOf(upstream: Upstream, wsUrl: string): UpstreamSocket {
+  private socketOf(upstream: Upstream, wsUrl: string): UpstreamPool {
     let socket = this.sockets.get(upstream.name);
     if (socket !== undefined) return socket;
-    const { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs } = this.options;
-    socket = new UpstreamSocket(
+    const { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs, subscriptionsPerSocket } = this.options;
+    socket = new UpstreamPool(
       upstream.name,
       wsUrl,
       {
-        acked: () => undefined,
+        acked: (key) => this.acked(socket!, key),
+        refused: (key, error) => this.refused(socket!, key, error),
         notified: (key, result) => this.notified(socket!, key, result),
       },
       {
         pingIntervalMs,
         reconnectMaxDelayMs,
         handshakeTimeoutMs,
+        subscriptionsPerSocket,
         fallback: 'its notifications wait for it',
         addressGuard: upstream.addressGuard,
       },
@@ -204,12 +282,13 @@ export class PubsubRelay {
     return socket;
   }
 
-  private notified(socket: UpstreamSocket, key: string, result: unknown): boolean {
+  private notified(socket: UpstreamPool, key: string, result: UpstreamResult): boolean {
     const held = this.held.get(key);
     // From an ER it no longer follows: an answer in flight when it moved.
     if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er))
       return true;
-    if (!isNotification(result)) {
+    const value = result.value;
+    if (!isNotification(value)) {
       this.log()?.warn(
         { upstream: socket.name, method: held.subscription.notification },
         'upstream sent a notification of another shape; ignored',
@@ -217,10 +296,21 @@ export class PubsubRelay {
       return false;
     }
     // The account changed hands with the delegation program (the Rust router's cue): ask where it is now.
-    if (held.account !== undefined && ownerOf(result) === this.options.programId) this.route(held.account);
-    for (const client of held.clients) client(result);
+    if (held.account !== undefined && ownerOf(value) === this.options.programId) this.route(held.account);
+    // The upstream's own text, serialized once for all: parsed values would change its u64 fields.
+    const shared = new SerializedResult(result.json);
+    for (const client of held.clients) client.holder.deliver(shared);
     return true;
   }
+}
+
+/** The upstream's error as the client's answer, when it is a JSON-RPC error object; else our own. */
+function refusalOf(error: unknown): RpcError {
+  const e = error as { code?: unknown; message?: unknown; data?: unknown } | null | undefined;
+  if (Number.isSafeInteger(e?.code) && typeof e?.message === 'string') {
+    return new RpcError(e.code as number, e.message, e.data);
+  }
+  return new RpcError(ErrorCode.INTERNAL_ERROR, 'the upstream refused the subscription');
 }
 
 /** Solana's notification results: an object (accountNotification's carries context.slot). */

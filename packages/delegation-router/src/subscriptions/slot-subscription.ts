@@ -25,10 +25,10 @@ export function slotSubscription(relay: PubsubRelay): SubscriptionDefinition<[],
     notification: 'slotNotification',
     summary: 'Notifies every slot the base chain processes.',
     description:
-      "Relayed from the base chain's websocket ({parent, root, slot} as it sends them); every client shares one upstream subscription.",
+      "Relayed from the base chain's websocket ({parent, root, slot} as it sends them); every client shares one upstream subscription. Answered once the base chain acknowledged it: its refusal is the call's error.",
     params: noParamsSchema,
     result: NOTIFICATION_RESULT,
-    start: (_params, sink) =>
+    start: (_params, sink, ctx) =>
       relay.hold(
         SLOT_KEY,
         undefined,
@@ -38,7 +38,8 @@ export function slotSubscription(relay: PubsubRelay): SubscriptionDefinition<[],
           notification: 'slotNotification',
           params: undefined,
         },
-        (result) => sink.notify(result),
+        { deliver: (result) => sink.notify(result), lose: (reason) => sink.lose(reason) },
+        ctx.signal,
       ),
   });
 }

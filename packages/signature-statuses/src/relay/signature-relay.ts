@@ -1,5 +1,6 @@
 import { deriveWsUrl } from '@rollup-router/core/internal';
-import { UpstreamSocket, type UpstreamSubscription } from '@rollup-router/core/upstream-socket';
+import { UpstreamPool } from '@rollup-router/core/upstream-pool';
+import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
 import type { ResolvedOptions } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
@@ -40,7 +41,7 @@ const signatureSubscription = (signature: string, commitment: ConfirmationStatus
  * unsubscribes upstream.
  */
 export class SignatureRelay {
-  readonly sockets: readonly UpstreamSocket[];
+  readonly sockets: readonly UpstreamPool[];
   /** Whether every configured upstream has a websocket: only then can a signature go unpolled. */
   private readonly everyUpstream: boolean;
   private readonly held = new Map<string, Held>();
@@ -62,8 +63,8 @@ export class SignatureRelay {
         const held = this.held.get(key);
         if (held) this.listener?.acked(held.signature);
       },
-      notified: (key: string, sent: unknown) => {
-        const result = signatureNotificationOf(sent, options.apiVersion);
+      notified: (key: string, sent: UpstreamResult) => {
+        const result = signatureNotificationOf(sent.value, options.apiVersion);
         if (result === undefined) {
           log()?.warn({ upstream }, 'upstream sent a signatureNotification of another shape; ignored');
           return false;
@@ -76,12 +77,12 @@ export class SignatureRelay {
         return true;
       },
     });
-    const { pingIntervalMs, reconnectMaxDelayMs } = options.subscriptions;
+    const { pingIntervalMs, reconnectMaxDelayMs, perUpstreamSocket } = options.subscriptions;
     this.sockets = options.upstreams.flatMap((u, i) =>
       u.wsUrl === false
         ? []
         : [
-            new UpstreamSocket(
+            new UpstreamPool(
               names[i]!,
               u.wsUrl ?? deriveWsUrl(u.url),
               eventsOf(names[i]!),
@@ -89,6 +90,7 @@ export class SignatureRelay {
                 pingIntervalMs,
                 reconnectMaxDelayMs,
                 handshakeTimeoutMs: u.timeoutMs ?? options.upstreamTimeoutMs,
+                subscriptionsPerSocket: perUpstreamSocket,
                 fallback: 'such signatures are polled',
               },
               log,
