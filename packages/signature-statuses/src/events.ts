@@ -1,12 +1,12 @@
-import { emitGuarded, type PluginContext } from '@rollup-router/core';
+import { emitGuarded, type PluginContext, type UpstreamCallOutcome } from '@rollup-router/core';
 
 type Logger = PluginContext['log'];
 
 /** Which layer of the answer chain settled a signature. `unknown`: every source answered, none knew it. */
 export type LookupLayer = 'memory' | 'store' | 'redis' | 'upstream' | 'unknown';
 
-/** What became of one request to one upstream. */
-export type UpstreamCallOutcome = 'ok' | 'rpc_error' | 'timeout' | 'unreachable' | 'bad_response' | 'aborted';
+/** What became of one request to one upstream: the words every plugin reports it with (core's). */
+export type { UpstreamCallOutcome };
 
 /** The observer hooks among the options: the embedder's code, so each call is guarded. */
 export interface StatusesObservers {
