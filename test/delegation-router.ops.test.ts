@@ -10,7 +10,7 @@ import { newIdentity } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
-import { get, rpc, sample, serveWith, tempDir, type ServerProcess } from './server.harness.js';
+import { get, rpc, sample, serveWith, signature, tempDir, type ServerProcess } from './server.harness.js';
 
 const B_URL = 'http://127.0.0.1:18899';
 
@@ -106,6 +106,8 @@ describe('delegation router: what operations see', function () {
           identity: { allow: [b] },
         },
         statuses: { store: false },
+        // The route table's nodes are asked for statuses too: under the same labels.
+        statusesFromRoutes: true,
         readiness: { upstreamProbeIntervalMs: 0 },
         websocket: { port: false },
       });
@@ -143,6 +145,20 @@ describe('delegation router: what operations see', function () {
       // The router's own answers are evidence for /ready.
       const ready = JSON.parse((await get(`${server.base}/ready`)).text) as Ready;
       expect(ready.checks.upstreams).to.match(/^base-chain: answered \d+ ms ago$/);
+    });
+
+    it("the statuses plugin's calls to the route table's nodes are under the same ER labels", async () => {
+      const requests = (metrics: string, upstream: string) =>
+        sample(metrics, `rollup_router_upstream_requests_total{upstream="${upstream}",outcome="ok"}`) ?? 0;
+      const before = await metricsOf(server);
+      const answer = await call(server, 'getSignatureStatuses', [[signature()]]);
+      expect(answer.json.result, answer.text).to.have.property('value');
+      const after = await metricsOf(server);
+      expect(requests(after, 'er:other') - requests(before, 'er:other')).to.equal(1);
+      expect(requests(after, `er:${b}`) - requests(before, `er:${b}`)).to.equal(1);
+      expect(requests(after, 'base-chain') - requests(before, 'base-chain')).to.equal(1);
+      const upstreamSeries = after.split('\n').filter((l) => l.includes('upstream='));
+      for (const chain of [named, unnamed]) expect(upstreamSeries.join('\n')).to.not.include(chain.url);
     });
 
     it('relayed subscriptions, per upstream socket, and the records followed are gauges', async () => {

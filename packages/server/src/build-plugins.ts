@@ -1,11 +1,13 @@
 import {
   BASE_CHAIN_NAME,
   delegationRouterPlugin,
+  UpstreamLabels,
   type DelegationRouterPlugin,
 } from '@rollup-router/delegation-router';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import {
   signatureStatusesPlugin,
+  type ExtraUpstream,
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
@@ -53,10 +55,7 @@ export function buildPlugins(
     // Asked only for what no configured upstream knows, served, never kept: the route
     // table's nodes with statusesFromRoutes, and the delegation router's vetted ERs (a
     // transaction an app sent straight to its ER is not the base chain's to know).
-    extraUpstreams: () => [
-      ...(config.statusesFromRoutes ? routes.registry.available().map((r) => r.fqdn) : []),
-      ...(delegation?.routing.ers.vetted().map((er) => er.url) ?? []),
-    ],
+    extraUpstreams: extraStatusUpstreams(config, routes, () => delegation),
     onUpstreamCall: observeUpstream,
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
@@ -68,6 +67,34 @@ export function buildPlugins(
   const delegation = delegationOf(config, routes, statuses, redis, observeUpstream);
   return { routes, statuses, delegation };
 }
+
+/**
+ * The extra statuses upstreams, each under its ER label, the one the delegation router
+ * reports its own calls to that ER under: `er:<identity>`, or `er:other` for an ER the
+ * operator did not name (bounded, whoever registers).
+ */
+function extraStatusUpstreams(
+  config: ServerConfig,
+  routes: RoutesPlugin,
+  delegation: () => DelegationRouterPlugin | undefined,
+): () => ExtraUpstream[] {
+  const labels = upstreamLabelsOf(config);
+  return () => [
+    ...(config.statusesFromRoutes
+      ? routes.registry.available().map((r) => ({ url: r.fqdn, label: labels.ofEr(r.identity) }))
+      : []),
+    ...(delegation()
+      ?.routing.ers.vetted()
+      .map((er) => ({ url: er.url, label: labels.of(er) })) ?? []),
+  ];
+}
+
+/** The ER labels, from the settings the delegation router takes them from (one rule: UpstreamLabels). */
+const upstreamLabelsOf = (config: ServerConfig): UpstreamLabels =>
+  new UpstreamLabels(config.delegation.identity ?? {}, openRegistry(config));
+
+/** Whether the route table takes nodes anyone can register (the on-chain registry). */
+const openRegistry = (config: ServerConfig): boolean => config.routes.chain !== undefined;
 
 /**
  * Every plugin's onUpstreamCall: one label scheme (see UpstreamLabels and upstreamNames),
@@ -102,7 +129,7 @@ function delegationOf(
     ...rest,
     baseChain: base,
     registry: routes.registry,
-    openRegistry: config.routes.chain !== undefined,
+    openRegistry: openRegistry(config),
     redis: config.redis ? redis : undefined,
     onSent: (signature, upstream) => statuses.track(signature, upstream.url),
     onUpstreamCall,

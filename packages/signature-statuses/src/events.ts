@@ -13,7 +13,8 @@ export interface StatusesObservers {
   /**
    * Once per upstream asked (a retry belongs to the same ask), with the upstream's name: a
    * configured upstream's (its `name`, else its redacted URL, numbered when two share one),
-   * an extra one's redacted URL. Never a path or query, where API keys live.
+   * an extra one's label when given (ExtraUpstream), else its redacted URL. Never a path or
+   * query, where API keys live.
    */
   readonly onUpstreamCall?: (upstream: string, outcome: UpstreamCallOutcome, ms: number) => void;
   /** Once per lookup and layer with how many distinct signatures that layer settled (never with 0). */

@@ -1,5 +1,10 @@
 export { signatureStatusesPlugin, type SignatureStatusesPlugin } from './plugin.js';
-export type { ResolvedOptions, SignatureStatusesHooks, SignatureStatusesOptions } from './options.js';
+export type {
+  ExtraUpstream,
+  ResolvedOptions,
+  SignatureStatusesHooks,
+  SignatureStatusesOptions,
+} from './options.js';
 export type { LookupLayer, StatusesObservers, UpstreamCallOutcome } from './events.js';
 export type { LookupOptions } from './status-chain.js';
 export type { StatusLayer, LearnedStatus } from './layer.js';

@@ -16,8 +16,16 @@ export interface SignatureStatusesHooks extends StatusesObservers {
    * More upstream URLs, asked at lookup time (the server passes the routes plugin's
    * available nodes). Deduplicated against `upstreams`; these use `upstreamTimeoutMs`.
    */
-  readonly extraUpstreams?: () => readonly string[] | Promise<readonly string[]>;
+  readonly extraUpstreams?: () => readonly ExtraUpstream[] | Promise<readonly ExtraUpstream[]>;
 }
+
+/**
+ * An extra upstream: its URL, or its URL and the label onUpstreamCall reports it under
+ * instead of its redacted URL (the server's: `er:<identity>`, or `er:other` shared by the
+ * ERs the operator did not name, so metrics stay bounded). Logs and error data still name
+ * it by its redacted URL.
+ */
+export type ExtraUpstream = string | { readonly url: string; readonly label: string };
 
 /**
  * A Redis shared with other instances: `{ url, ... }` (the plugin connects at start and
