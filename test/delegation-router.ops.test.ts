@@ -10,7 +10,18 @@ import { newIdentity } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
-import { get, rpc, sample, serveWith, signature, tempDir, type ServerProcess } from './server.harness.js';
+import { join } from 'node:path';
+import {
+  get,
+  rpc,
+  runCli,
+  sample,
+  serveWith,
+  signature,
+  tempDir,
+  writeJson,
+  type ServerProcess,
+} from './server.harness.js';
 
 const B_URL = 'http://127.0.0.1:18899';
 
@@ -76,6 +87,29 @@ describe('delegation router: what operations see', function () {
     });
   });
 
+  it('refuses the base chain among statuses.upstreams under another name: its calls would be two series', async () => {
+    const dir = tempDir();
+    try {
+      const file = writeJson(join(dir.dir, 'config.json'), {
+        routes: { routes: [] },
+        delegation: { baseChain: { url: VALIDATOR_A } },
+        statuses: { store: false, upstreams: [{ url: VALIDATOR_A, name: 'mainnet' }] },
+      });
+      for (const args of [
+        ['check-config', file],
+        ['--config', file, '--port', '0'],
+      ]) {
+        const run = await runCli(args);
+        expect(run.code, run.stdout + run.stderr).to.equal(2);
+        expect(run.stdout + run.stderr).to.include(
+          "/statuses/upstreams/0 is the delegation router's base chain: leave its name out or name it base-chain",
+        );
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   describe('with the base chain and two ERs, one of them allow-listed', () => {
     let base: DelegationChain;
     let named: DelegationChain;
@@ -105,7 +139,8 @@ describe('delegation router: what operations see', function () {
           delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
           identity: { allow: [b] },
         },
-        statuses: { store: false },
+        // The base chain listed without a name: it is base-chain for the statuses plugin too.
+        statuses: { store: false, upstreams: [{ url: base.url }] },
         // The route table's nodes are asked for statuses too: under the same labels.
         statusesFromRoutes: true,
         readiness: { upstreamProbeIntervalMs: 0 },
@@ -158,7 +193,7 @@ describe('delegation router: what operations see', function () {
       expect(requests(after, `er:${b}`) - requests(before, `er:${b}`)).to.equal(1);
       expect(requests(after, 'base-chain') - requests(before, 'base-chain')).to.equal(1);
       const upstreamSeries = after.split('\n').filter((l) => l.includes('upstream='));
-      for (const chain of [named, unnamed]) expect(upstreamSeries.join('\n')).to.not.include(chain.url);
+      for (const chain of [base, named, unnamed]) expect(upstreamSeries.join('\n')).to.not.include(chain.url);
     });
 
     it('relayed subscriptions, per upstream socket, and the records followed are gauges', async () => {
