@@ -28,7 +28,7 @@ export class UpstreamWatch {
   private names: readonly string[];
   /** When each configured upstream last answered, by name (an extra upstream's answer is not evidence). */
   private readonly lastAnswers = new Map<string, number>();
-  /** Each configured upstream's last failed call or probe, by name: what /ready shows of an upstream that is down. */
+  /** Each configured upstream's failed call or probe since its last answer, by name: what /ready shows of one that is down. */
   private readonly lastFailures = new Map<string, { readonly at: number; readonly outcome: string }>();
   private lastAnswer: { at: number; upstream: string } | undefined;
   private stopping: AbortController | undefined;
@@ -70,6 +70,7 @@ export class UpstreamWatch {
       return;
     }
     this.lastAnswers.set(upstream, at);
+    this.lastFailures.delete(upstream);
     this.lastAnswer = { at, upstream };
   };
 
@@ -95,7 +96,7 @@ export class UpstreamWatch {
         const failed = this.lastFailures.get(name);
         const entry =
           at === undefined ? `${name}: none answered yet` : `${name}: answered ${now - at} ms ago`;
-        return failed === undefined || (at !== undefined && at >= failed.at)
+        return failed === undefined
           ? entry
           : `${entry}, last call ${failed.outcome} ${now - failed.at} ms ago`;
       })
