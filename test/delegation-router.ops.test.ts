@@ -110,7 +110,7 @@ describe('delegation router: what operations see', function () {
     }
   });
 
-  describe('with the base chain and two ERs, one of them allow-listed', () => {
+  describe('with the base chain and two ERs, one of them pinned', () => {
     let base: DelegationChain;
     let named: DelegationChain;
     let unnamed: DelegationChain;
@@ -137,7 +137,8 @@ describe('delegation router: what operations see', function () {
         delegation: {
           baseChain: { url: base.url, wsUrl: base.wsUrl },
           delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
-          identity: { allow: [b] },
+          // Pinned, not allow-listed: every ER of the table is routable; only the pinned one is named.
+          identity: { pin: b },
         },
         // The base chain listed without a name: it is base-chain for the statuses plugin too.
         statuses: { store: false, upstreams: [{ url: base.url }] },
@@ -155,7 +156,7 @@ describe('delegation router: what operations see', function () {
       await unnamed?.close();
     });
 
-    it('an ER outside the allow-list is labelled er:other; the allow-listed one and the base chain by name', async () => {
+    it('an ER the operator did not name is labelled er:other; the pinned one and the base chain by name', async () => {
       const [toNamed, toUnnamed] = [newIdentity(), newIdentity()];
       await base.delegate(toNamed, b);
       await base.delegate(toUnnamed, unnamedIdentity);
@@ -174,7 +175,7 @@ describe('delegation router: what operations see', function () {
       const upstreamSeries = metrics.split('\n').filter((l) => l.includes('upstream='));
       expect(
         upstreamSeries.join('\n'),
-        'no upstream series names the ER outside the allow-list',
+        'no upstream series names the ER the operator did not name',
       ).to.not.include(unnamedIdentity);
 
       // The router's own answers are evidence for /ready.
@@ -207,7 +208,7 @@ describe('delegation router: what operations see', function () {
         await waitFor(async () => {
           metrics = await metricsOf(server);
           return sample(metrics, 'rollup_router_relayed_upstream_subscriptions{upstream="er:other"}') === 1;
-        }, 'the subscription relayed to the ER outside the allow-list');
+        }, 'the subscription relayed to the ER the operator did not name');
         expect(sample(metrics, 'rollup_router_relayed_subscriptions')).to.equal(1);
         expect(
           sample(metrics, 'rollup_router_relayed_upstream_subscriptions{upstream="base-chain"}'),
