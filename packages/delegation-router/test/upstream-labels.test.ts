@@ -4,7 +4,7 @@ import { BASE_CHAIN_NAME, OTHER_ER_LABEL, UpstreamLabels } from '../src/index.js
 const A = 'BFmX9A1woWyBqGu9KBPyWFRtSBxY8ifXpNYKkkwyfK8e';
 const B = 'GEFj8R6D6nU6rNbbEtAHBAXQAgEf4MYKLx2wZE4ZuJDj';
 const C = '3tK2LkjbvuqQ8oW9GPAWG8KBb6crxfa2hJ6h3hPZmrhr';
-const base = { name: BASE_CHAIN_NAME, url: 'http://base' };
+const base = { name: BASE_CHAIN_NAME, url: 'http://base', vetted: true };
 
 describe('UpstreamLabels: one bounded label scheme for the base chain and the ERs', () => {
   it('names the allow-listed and the pinned ERs by identity, every other ER er:other', () => {
@@ -12,7 +12,9 @@ describe('UpstreamLabels: one bounded label scheme for the base chain and the ER
     expect(labels.of(base)).to.equal('base-chain');
     expect(labels.ofEr(A)).to.equal(`er:${A}`);
     expect(labels.ofEr(B)).to.equal(`er:${B}`);
-    expect(labels.of({ name: `er:${C}`, url: 'http://c', identity: C })).to.equal(OTHER_ER_LABEL);
+    expect(labels.of({ name: `er:${C}`, url: 'http://c', identity: C, vetted: true })).to.equal(
+      OTHER_ER_LABEL,
+    );
   });
 
   it("without allow or pin: an operator's route table is named, the open registry is not", () => {
