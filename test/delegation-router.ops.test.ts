@@ -110,7 +110,7 @@ describe('delegation router: what operations see', function () {
     }
   });
 
-  describe('with the base chain and two ERs, one of them pinned', () => {
+  describe('with the base chain and two ERs, one of them allow-listed', () => {
     let base: DelegationChain;
     let named: DelegationChain;
     let unnamed: DelegationChain;
@@ -137,8 +137,7 @@ describe('delegation router: what operations see', function () {
         delegation: {
           baseChain: { url: base.url, wsUrl: base.wsUrl },
           delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
-          // Pinned, not allow-listed: every ER of the table is routable; only the pinned one is named.
-          identity: { pin: b },
+          identity: { allow: [b] },
         },
         // The base chain listed without a name: it is base-chain for the statuses plugin too.
         statuses: { store: false, upstreams: [{ url: base.url }] },
@@ -156,34 +155,24 @@ describe('delegation router: what operations see', function () {
       await unnamed?.close();
     });
 
-    it('an ER the operator did not name is labelled er:other; the pinned one and the base chain by name', async () => {
-      const [toNamed, toUnnamed] = [newIdentity(), newIdentity()];
-      await base.delegate(toNamed, b);
-      await base.delegate(toUnnamed, unnamedIdentity);
-      for (const account of [toNamed, toUnnamed]) {
-        const answer = await call(server, 'getBlockhashForAccounts', [[account]]);
-        expect(answer.json.result, answer.text).to.have.property('blockhash');
-      }
-      expect(unnamed.methods).to.include('getLatestBlockhash');
+    it("the router's calls are labelled base-chain and er:<identity> for the allow-listed ER", async () => {
+      const account = newIdentity();
+      await base.delegate(account, b);
+      const answer = await call(server, 'getBlockhashForAccounts', [[account]]);
+      expect(answer.json.result, answer.text).to.have.property('blockhash');
 
       const metrics = await metricsOf(server);
       const ok = (upstream: string) =>
         sample(metrics, `rollup_router_upstream_requests_total{upstream="${upstream}",outcome="ok"}`);
-      expect(ok('er:other'), metrics).to.be.at.least(1);
-      expect(ok(`er:${b}`)).to.be.at.least(1);
+      expect(ok(`er:${b}`), metrics).to.be.at.least(1);
       expect(ok('base-chain')).to.be.at.least(1);
-      const upstreamSeries = metrics.split('\n').filter((l) => l.includes('upstream='));
-      expect(
-        upstreamSeries.join('\n'),
-        'no upstream series names the ER the operator did not name',
-      ).to.not.include(unnamedIdentity);
 
       // The router's own answers are evidence for /ready.
       const ready = JSON.parse((await get(`${server.base}/ready`)).text) as Ready;
       expect(ready.checks.upstreams).to.match(/^base-chain: answered \d+ ms ago$/);
     });
 
-    it("the statuses plugin's calls to the route table's nodes are under the same ER labels", async () => {
+    it("the ER outside the allow-list is er:other: the statuses plugin's calls to the route table's nodes are under the same labels", async () => {
       const requests = (metrics: string, upstream: string) =>
         sample(metrics, `rollup_router_upstream_requests_total{upstream="${upstream}",outcome="ok"}`) ?? 0;
       const before = await metricsOf(server);
@@ -195,11 +184,15 @@ describe('delegation router: what operations see', function () {
       expect(requests(after, 'base-chain') - requests(before, 'base-chain')).to.equal(1);
       const upstreamSeries = after.split('\n').filter((l) => l.includes('upstream='));
       for (const chain of [base, named, unnamed]) expect(upstreamSeries.join('\n')).to.not.include(chain.url);
+      expect(
+        upstreamSeries.join('\n'),
+        'no upstream series names the ER outside the allow-list',
+      ).to.not.include(unnamedIdentity);
     });
 
     it('relayed subscriptions, per upstream socket, and the records followed are gauges', async () => {
       const account = newIdentity();
-      await base.delegate(account, unnamedIdentity);
+      await base.delegate(account, b);
       const socket = await TestSocket.open(server.base.replace('http', 'ws'));
       try {
         const subscribed = await socket.call('accountSubscribe', [account, { encoding: 'base64' }]);
@@ -207,13 +200,13 @@ describe('delegation router: what operations see', function () {
         let metrics = '';
         await waitFor(async () => {
           metrics = await metricsOf(server);
-          return sample(metrics, 'rollup_router_relayed_upstream_subscriptions{upstream="er:other"}') === 1;
-        }, 'the subscription relayed to the ER the operator did not name');
+          return sample(metrics, `rollup_router_relayed_upstream_subscriptions{upstream="er:${b}"}`) === 1;
+        }, 'the subscription relayed to the allow-listed ER');
         expect(sample(metrics, 'rollup_router_relayed_subscriptions')).to.equal(1);
         expect(
           sample(metrics, 'rollup_router_relayed_upstream_subscriptions{upstream="base-chain"}'),
         ).to.equal(1);
-        expect(sample(metrics, `rollup_router_relayed_upstream_subscriptions{upstream="er:${b}"}`)).to.equal(
+        expect(sample(metrics, 'rollup_router_relayed_upstream_subscriptions{upstream="er:other"}')).to.equal(
           0,
         );
         expect(sample(metrics, 'rollup_router_delegation_records_followed')).to.be.at.least(1);

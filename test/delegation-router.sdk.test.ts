@@ -35,7 +35,12 @@ async function fundedKeypair(): Promise<Keypair> {
 describe('delegation router: the real SDKs against the reference server on the peers', function () {
   this.timeout(60_000);
   const suite = serveForSuite({
-    routes: { chain: { url: CHAIN_URL }, allowInsecure: true, health: { intervalMs: 500 } },
+    // Validator B registered itself on loopback.
+    routes: {
+      chain: { url: CHAIN_URL, allowPrivateAddresses: true },
+      allowInsecure: true,
+      health: { intervalMs: 500 },
+    },
     statuses: { store: false },
     websocket: { port: false },
   });

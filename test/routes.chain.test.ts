@@ -28,6 +28,7 @@ import {
 } from '@rollup-router/test-support/mdp';
 import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { ChainProxy } from '@rollup-router/test-support/chain-proxy';
+import { SolanaStandIn } from '@rollup-router/test-support/solana-stand-in';
 import { get, startCli, type ServerProcess } from './server.harness.js';
 
 // A confirmed change must show within 2 s: 200 looks 10 ms apart.
@@ -64,10 +65,12 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     registered.clear();
   });
 
+  // Validator B registered itself on loopback: the local registry's nodes are called only
+  // with allowPrivateAddresses.
   async function chainRegistry(options: Partial<RoutesOptions> = {}, chain = {}): Promise<RouteRegistry> {
     const registry = new RouteRegistry({
       allowInsecure: true,
-      chain: { url: CHAIN_URL, ...chain },
+      chain: { url: CHAIN_URL, allowPrivateAddresses: true, ...chain },
       ...options,
     });
     registries.push(registry);
@@ -186,6 +189,69 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     );
     expect(listed(registry, dead.address)).to.equal(undefined);
     await waitFor(() => listed(registry, bIdentity), 'validator B, which answers its probe', WITHIN_2_S);
+  });
+
+  describe("a record's URL into the operator's network (loopback here)", () => {
+    let node: SolanaStandIn;
+    beforeEach(async () => {
+      node = await SolanaStandIn.start();
+    });
+    afterEach(() => node.close());
+
+    const REFUSED = / is loopback; routes\.chain\.allowPrivateAddresses allows it$/;
+    const statusOf = (registry: RouteRegistry, identity: string) =>
+      registry.nodes().find((n) => n.entry.identity === identity);
+
+    it('is never probed without allowPrivateAddresses, by IP address or by a name (localhost): not listed, and the node receives nothing', async () => {
+      const byAddress = await registered_({ addr: node.url });
+      const byName = await registered_({ addr: node.url.replace('127.0.0.1', 'localhost') });
+      const registry = await chainRegistry(
+        { health: { intervalMs: 50, timeoutMs: 1000 } },
+        { allowPrivateAddresses: false },
+      );
+      for (const { address } of [byAddress, byName]) {
+        const down = await waitFor(
+          () => statusOf(registry, address)?.lastError !== undefined && statusOf(registry, address),
+          'the node probed',
+          WITHIN_2_S,
+        );
+        expect(down.health).to.equal('down');
+        expect(down.fromChain).to.equal(true);
+        expect(down.lastError)
+          .to.match(/^unreachable: /)
+          .and.match(REFUSED);
+        expect(listed(registry, address)).to.equal(undefined);
+      }
+      expect(statusOf(registry, byName.address)!.lastError).to.match(/localhost resolves to /);
+      // Validator B registered itself on loopback too.
+      expect(statusOf(registry, bIdentity)?.health).to.equal('down');
+      expect(node.methods).to.deep.equal([]);
+    });
+
+    it('is probed and listed with allowPrivateAddresses', async () => {
+      const byName = await registered_({ addr: node.url.replace('127.0.0.1', 'localhost') });
+      const registry = await chainRegistry({ health: { intervalMs: 50, timeoutMs: 1000 } });
+      await waitFor(() => listed(registry, byName.address), 'the node listed', WITHIN_2_S);
+      expect(node.healthChecks).to.be.greaterThan(0);
+      expect(statusOf(registry, byName.address)).to.include({ fromChain: true, addressGuard: undefined });
+    });
+
+    it("the operator's own nodes on loopback are probed whatever the option", async () => {
+      const mine: RouteEntry = {
+        identity: bIdentity,
+        fqdn: node.url,
+        baseFee: 1,
+        blockTimeMs: 50,
+        countryCode: 'DEU',
+      };
+      const registry = await chainRegistry(
+        { routes: [mine], health: { intervalMs: 50, timeoutMs: 1000 } },
+        { allowPrivateAddresses: false },
+      );
+      await waitFor(() => listed(registry, bIdentity), 'the inline node listed', WITHIN_2_S);
+      expect(node.healthChecks).to.be.greaterThan(0);
+      expect(statusOf(registry, bIdentity)).to.include({ fromChain: false, addressGuard: undefined });
+    });
   });
 
   it('an identity also in the inline list is served from the list, not from the chain', async () => {
@@ -450,7 +516,11 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
       proxies.push(http, ws);
       dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
       const config = join(dir, 'config.json');
-      const chain = { url: 'http://unused.invalid', wsUrl: `ws://127.0.0.1:${ws.port}` };
+      const chain = {
+        url: 'http://unused.invalid',
+        wsUrl: `ws://127.0.0.1:${ws.port}`,
+        allowPrivateAddresses: true,
+      };
       writeFileSync(
         config,
         JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),
@@ -481,7 +551,7 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
       const count = await registryRecordCount();
       dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
       const config = join(dir, 'config.json');
-      const chain = { url: CHAIN_URL, maxRecords: count };
+      const chain = { url: CHAIN_URL, maxRecords: count, allowPrivateAddresses: true };
       writeFileSync(
         config,
         JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),
@@ -510,7 +580,11 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
       proxy.basicAuth = `reader:${password}`;
       dir = mkdtempSync(join(tmpdir(), 'rollup-router-chain-'));
       const config = join(dir, 'config.json');
-      const chain = { url: proxy.url(`reader:${password}`), wsUrl: proxy.wsUrl(`reader:${password}`) };
+      const chain = {
+        url: proxy.url(`reader:${password}`),
+        wsUrl: proxy.wsUrl(`reader:${password}`),
+        allowPrivateAddresses: true,
+      };
       writeFileSync(
         config,
         JSON.stringify({ routes: { allowInsecure: true, chain }, statuses: { store: false } }),

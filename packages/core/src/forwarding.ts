@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcClient, JsonRpcOutcome } from './jsonrpc-client.js';
@@ -11,6 +12,8 @@ import { resultText } from './result-text.js';
 export interface ForwardTarget {
   readonly name: string;
   readonly url: string;
+  /** What every connection to `url` goes through, for a node anyone could name (see AddressGuard). */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** How a forwarded call ended: `ok`, the node's own JSON-RPC error, or no usable answer. */
@@ -82,6 +85,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       timeoutMs: this.options.timeoutMs,
       signal: call.signal,
       maxReplyBytes: call.maxReplyBytes,
+      addressGuard: target.addressGuard,
     });
     const ms = performance.now() - started;
     if (outcome.kind === 'reply') {

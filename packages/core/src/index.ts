@@ -17,6 +17,12 @@ export {
 export type { UpstreamCallObserver, UpstreamCallOutcome } from './upstream-call.js';
 export { MissingPackageError } from './optional-package.js';
 export {
+  AddressGuard,
+  AddressRefusedError,
+  refusedRange,
+  type AddressGuardOptions,
+} from './address-guard.js';
+export {
   defineMethod,
   defineMethodFromSchemas,
   type AnyMethodDefinition,

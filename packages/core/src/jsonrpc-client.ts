@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { AddressRefusedError, type AddressGuard } from './address-guard.js';
 import { deadlineIn, type Deadline } from './deadlines.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
@@ -34,6 +35,11 @@ export interface JsonRpcCall {
    * after a timeout: the server may still be working on it. Default 0.
    */
   readonly connectionRetries?: number;
+  /**
+   * Connects only where this guard allows (a URL someone other than the operator chose):
+   * a refused address is `unreachable`, its detail saying why.
+   */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** Why a reply is not one: too large, not JSON, not a JSON-RPC 2.0 response, or a success for another id. */
@@ -127,7 +133,7 @@ export class JsonRpcClient {
   batch(
     url: string,
     calls: readonly JsonRpcBatchCall[],
-    options: Pick<JsonRpcCall, 'timeoutMs' | 'signal'>,
+    options: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'addressGuard'>,
   ): Promise<JsonRpcBatchOutcome> {
     const body = JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', ...c })));
     return this.attempts(url, body, options, (status, text) =>
@@ -138,7 +144,7 @@ export class JsonRpcClient {
   private async attempts<T>(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries' | 'maxReplyBytes'>,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries' | 'maxReplyBytes' | 'addressGuard'>,
     read: (httpStatus: number, text: string | undefined) => T,
   ): Promise<T | JsonRpcNoAnswer> {
     const retries = call.connectionRetries ?? 0;
@@ -164,11 +170,11 @@ export class JsonRpcClient {
   private exchange(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'maxReplyBytes'>,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'maxReplyBytes' | 'addressGuard'>,
   ): Promise<{ status: number; text: string | undefined }> {
     let endpoint;
     try {
-      endpoint = this.pools.get(url);
+      endpoint = this.pools.get(url, call.addressGuard);
     } catch {
       return Promise.reject(new NotHttp());
     }
@@ -335,6 +341,7 @@ const TIMEOUT_CODES: ReadonlySet<unknown> = new Set([
 ]);
 
 function failureOf(err: unknown): JsonRpcNoAnswer {
+  if (err instanceof AddressRefusedError) return { kind: 'unreachable', detail: err.message };
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   if (TIMEOUT_CODES.has(code) && typeof message === 'string') return { kind: 'timeout', detail: message };
   return {

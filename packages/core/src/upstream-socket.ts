@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type WebSocket from 'ws';
+import type { AddressGuard } from './address-guard.js';
 import { loadOptionalPackage } from './optional-package.js';
 import { withoutCredentials } from './url-credentials.js';
 
@@ -36,6 +37,8 @@ export interface UpstreamSocketOptions {
   readonly handshakeTimeoutMs: number;
   /** What the logs say becomes of a subscription the upstream does not serve (e.g. "such signatures are polled"). */
   readonly fallback?: string;
+  /** Connects only where this guard allows (a URL someone other than the operator chose). */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** Where one relayed subscription stands on this socket. */
@@ -180,12 +183,23 @@ export class UpstreamSocket {
   private connect(): void {
     if (!this.running) return;
     this.connections += 1;
+    const { addressGuard } = this.options;
     let socket: WebSocket;
     try {
+      // An IP address is never looked up: checked here, once, since it cannot change.
+      const refusal = addressGuard?.refusalOf(new URL(this.url).hostname);
+      if (refusal !== undefined) {
+        this.log()?.error(
+          { upstream: this.name, err: refusal.message },
+          `upstream websocket refused${this.fallbackSaid()}`,
+        );
+        return;
+      }
       socket = new this.WebSocket(this.url, {
         headers: this.headers,
         handshakeTimeout: this.options.handshakeTimeoutMs,
         perMessageDeflate: false,
+        ...(addressGuard === undefined ? {} : { lookup: addressGuard.lookup }),
       });
     } catch {
       // ws's message would quote the URL, path and all (where keys live): never retried, never quoted.

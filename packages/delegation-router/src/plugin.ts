@@ -104,12 +104,12 @@ function pubsubRelayOf(
  */
 export function delegationRouterPlugin(options: DelegationRouterPluginOptions): DelegationRouterPlugin {
   const { json, hooks } = resolveOptions(options);
-  const labels = new UpstreamLabels(json.identity, hooks.openRegistry === true);
+  const labels = new UpstreamLabels(json.identity);
   let log: PluginContext['log'] | undefined;
   const caller = callerOf(json, hooks, labels, () => log);
   const baseChain = baseChainUpstream(json.baseChain.url);
   const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
-  const ers = new ErDirectory(hooks.registry, json.identity, hooks.openRegistry === true);
+  const ers = new ErDirectory(hooks.registry, json.identity);
   const routing = new Routing(source, ers, baseChain);
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);

@@ -3,34 +3,18 @@
 // call, the reply caps, and the errors.
 import { expect } from 'chai';
 import bs58 from 'bs58';
-import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage } from '@solana/web3.js';
+import { TransactionMessage } from '@solana/web3.js';
 import { routesPlugin } from '@rollup-router/routes';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
 import { serve, type Served } from '@rollup-router/test-support/serve';
 import { newIdentity, routeEntry } from '@rollup-router/test-support/solana';
 import { causeOf } from '@rollup-router/test-support/wire-error';
+import { TEST_BLOCKHASH, transferWriting } from '@rollup-router/test-support/transfers';
 import { delegationRouterPlugin } from '../src/index.js';
 
 interface Reply {
   readonly result?: unknown;
   readonly error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-const BLOCKHASH = bs58.encode(new Uint8Array(32).fill(3));
-
-/** A transfer that also writes `writable`: unsigned (as simulations may be) or signed. */
-function transferWriting(writable: string, sign: boolean): Transaction {
-  const payer = Keypair.generate();
-  const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: BLOCKHASH }).add(
-    SystemProgram.transfer({
-      fromPubkey: payer.publicKey,
-      toPubkey: Keypair.generate().publicKey,
-      lamports: 1,
-    }),
-  );
-  tx.instructions[0]!.keys.push({ pubkey: new PublicKey(writable), isSigner: false, isWritable: true });
-  if (sign) tx.sign(payer);
-  return tx;
 }
 
 describe('standard methods routed by delegation (stand-ins of the base chain and an ER)', function () {
@@ -73,7 +57,7 @@ describe('standard methods routed by delegation (stand-ins of the base chain and
   it('simulateTransaction and getFeeForMessage go to the chain that holds the writable accounts, unsigned too', async () => {
     const [delegated, plain] = [newIdentity(), newIdentity()];
     await base.delegate(delegated, erIdentity);
-    const onEr = transferWriting(delegated, false);
+    const onEr = transferWriting(delegated, { signed: false }).tx;
     const simulated = await call('simulateTransaction', [
       onEr.serialize({ requireAllSignatures: false }).toString('base64'),
       { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true },
@@ -82,13 +66,13 @@ describe('standard methods routed by delegation (stand-ins of the base chain and
     expect(er.methods).to.include('simulateTransaction');
     const message = new TransactionMessage({
       payerKey: onEr.feePayer!,
-      recentBlockhash: BLOCKHASH,
+      recentBlockhash: TEST_BLOCKHASH,
       instructions: onEr.instructions,
     }).compileToV0Message();
     await call('getFeeForMessage', [Buffer.from(message.serialize()).toString('base64')]);
     expect(er.methods).to.include('getFeeForMessage');
     expect(base.methods).to.not.include('simulateTransaction');
-    await call('simulateTransaction', [bs58.encode(transferWriting(plain, true).serialize())]);
+    await call('simulateTransaction', [bs58.encode(transferWriting(plain).tx.serialize())]);
     expect(base.methods).to.include('simulateTransaction');
   });
 

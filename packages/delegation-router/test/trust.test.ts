@@ -4,41 +4,17 @@
 // are stand-ins on loopback (the delegation program has no binary we can reach): an ER
 // that lies is a stand-in answering fixed results.
 import { expect } from 'chai';
-import bs58 from 'bs58';
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { routesPlugin } from '@rollup-router/routes';
 import { DelegationChain, U64_MAX } from '@rollup-router/test-support/delegation-chain';
 import { serve, type Served } from '@rollup-router/test-support/serve';
 import { newIdentity, routeEntry } from '@rollup-router/test-support/solana';
 import { causeOf } from '@rollup-router/test-support/wire-error';
+import { TEST_BLOCKHASH, transferWriting } from '@rollup-router/test-support/transfers';
 import { delegationRouterPlugin } from '../src/index.js';
-
-const BASE_BLOCKHASH = bs58.encode(new Uint8Array(32).fill(3));
 
 interface Reply {
   readonly result?: unknown;
   readonly error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-/** A signed transfer whose instruction also writes `writable`, as base64 wire bytes, and its signature. */
-function transferWriting(writable: string, payer = Keypair.generate()): { wire: string; signature: string } {
-  const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: BASE_BLOCKHASH }).add(
-    SystemProgram.transfer({
-      fromPubkey: payer.publicKey,
-      toPubkey: Keypair.generate().publicKey,
-      lamports: 1,
-    }),
-  );
-  tx.instructions[0]!.keys.push({ pubkey: new PublicKey(writable), isSigner: false, isWritable: true });
-  tx.sign(payer);
-  return { wire: tx.serialize().toString('base64'), signature: bs58.encode(tx.signature!) };
-}
-
-/** `wire` with its signature bytes replaced by those of `signature`: a copy no fee payer signed. */
-function withSignature(wire: string, signature: string): string {
-  const bytes = Buffer.from(wire, 'base64');
-  Buffer.from(bs58.decode(signature)).copy(bytes, 1);
-  return bytes.toString('base64');
 }
 
 describe('the SDK router trusts only what the operator configured', function () {
@@ -53,8 +29,8 @@ describe('the SDK router trusts only what the operator configured', function () 
   const call = async (method: string, params: unknown): Promise<Reply> =>
     (await served!.post({ jsonrpc: '2.0', id: 1, method, params })).json as Reply;
 
-  /** The router over a route table of both ERs; `openRegistry` as when routes.chain is on. */
-  async function router(options: { allow?: string[]; openRegistry?: boolean } = {}): Promise<void> {
+  /** The router over a route table of both ERs, listed by the operator. */
+  async function router(options: { allow?: string[] } = {}): Promise<void> {
     const routes = routesPlugin({
       routes: [
         routeEntry({ identity: erIdentity, fqdn: er.url }),
@@ -69,7 +45,6 @@ describe('the SDK router trusts only what the operator configured', function () 
         delegations: { follow: false, ttlMs: 60_000 },
         identity: { allow: options.allow },
         registry: routes.registry,
-        openRegistry: options.openRegistry,
       }),
     ]);
   }
@@ -83,7 +58,7 @@ describe('the SDK router trusts only what the operator configured', function () 
     base.fixedResults.set('getTransaction', { slot: 7, meta: { err: { InstructionError: [0, 'Custom'] } } });
     base.fixedResults.set('getLatestBlockhash', {
       context: { slot: 7 },
-      value: { blockhash: BASE_BLOCKHASH, lastValidBlockHeight: 150 },
+      value: { blockhash: TEST_BLOCKHASH, lastValidBlockHeight: 150 },
     });
     base.fixedResults.set('isBlockhashValid', { context: { slot: 7 }, value: false });
     er.fixedResults.set('getTransaction', { slot: 9, meta: { err: null } });
@@ -109,27 +84,12 @@ describe('the SDK router trusts only what the operator configured', function () 
     expect(er.methods).to.not.include('getTransaction');
   });
 
-  it("a copied signature sent to an ER anyone registered is not remembered: the router checks the fee payer's signature", async () => {
-    await router({ openRegistry: true });
-    const [account, victim] = [newIdentity(), transferWriting(newIdentity())];
-    await base.delegate(account, erIdentity);
-    // The registrant's ER takes the forged copy and answers with the signature it carries.
-    er.fixedResults.set('sendTransaction', victim.signature);
-    const forged = withSignature(transferWriting(account).wire, victim.signature);
-    expect((await call('sendTransaction', [forged, { encoding: 'base64' }])).result).to.equal(
-      victim.signature,
-    );
-    await call('getTransaction', [victim.signature, { encoding: 'json' }]);
-    expect(er.methods).to.not.include('getTransaction');
-    expect(base.methods).to.include('getTransaction');
-  });
-
   it('a transaction signed by its fee payer and sent to an ER is asked of that ER first', async () => {
-    await router({ openRegistry: true });
+    await router();
     const account = newIdentity();
     await base.delegate(account, erIdentity);
     const own = transferWriting(account);
-    er.fixedResults.set('sendTransaction', own.signature);
+    er.fixedResults.set('sendTransaction', own.signature!);
     expect((await call('sendTransaction', [own.wire, { encoding: 'base64' }])).result).to.equal(
       own.signature,
     );
@@ -145,32 +105,16 @@ describe('the SDK router trusts only what the operator configured', function () 
     await base.delegate(account, erIdentity);
     er.fixedResults.set('getLatestBlockhash', {
       context: { slot: 9 },
-      value: { blockhash: BASE_BLOCKHASH, lastValidBlockHeight: 150 },
+      value: { blockhash: TEST_BLOCKHASH, lastValidBlockHeight: 150 },
     });
-    expect((await call('getBlockhashForAccounts', [[]])).result).to.include({ blockhash: BASE_BLOCKHASH });
+    expect((await call('getBlockhashForAccounts', [[]])).result).to.include({ blockhash: TEST_BLOCKHASH });
     expect((await call('getBlockhashForAccounts', [[account]])).result).to.include({
-      blockhash: BASE_BLOCKHASH,
+      blockhash: TEST_BLOCKHASH,
     });
-    expect((await call('isBlockhashValid', [BASE_BLOCKHASH])).result).to.deep.equal({
+    expect((await call('isBlockhashValid', [TEST_BLOCKHASH])).result).to.deep.equal({
       context: { slot: 7 },
       value: false,
     });
-    expect(er.methods).to.not.include('isBlockhashValid');
-  });
-
-  it('a blockhash from an ER anyone registered is not remembered for other clients', async () => {
-    await router({ openRegistry: true });
-    const account = newIdentity();
-    await base.delegate(account, erIdentity);
-    const erBlockhash = bs58.encode(new Uint8Array(32).fill(9));
-    er.fixedResults.set('getLatestBlockhash', {
-      context: { slot: 9 },
-      value: { blockhash: erBlockhash, lastValidBlockHeight: 150 },
-    });
-    expect((await call('getBlockhashForAccounts', [[account]])).result).to.include({
-      blockhash: erBlockhash,
-    });
-    await call('isBlockhashValid', [erBlockhash]);
     expect(er.methods).to.not.include('isBlockhashValid');
   });
 
@@ -228,20 +172,5 @@ describe('the SDK router trusts only what the operator configured', function () 
     });
     expect(text.split(`"rentEpoch":${U64_MAX}`)).to.have.length(3);
     expect(er.methods).to.include('getMultipleAccounts');
-  });
-
-  it('a transaction sent straight to a vetted ER is found there when the base chain has nothing; an ER anyone registered is never asked', async () => {
-    const signature = transferWriting(newIdentity()).signature;
-    base.fixedResults.set('getTransaction', null);
-    await router();
-    expect((await call('getTransaction', [signature, { encoding: 'json' }])).result).to.deep.equal({
-      slot: 9,
-      meta: { err: null },
-    });
-    await served!.close();
-    er.methods.length = 0;
-    await router({ openRegistry: true });
-    expect((await call('getTransaction', [signature, { encoding: 'json' }])).result).to.equal(null);
-    expect(er.methods).to.not.include('getTransaction');
   });
 });

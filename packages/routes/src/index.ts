@@ -3,7 +3,7 @@ export { RouteRegistry, type RoutesOptions, type RoutesSnapshot } from './regist
 export { getRoutesMethod } from './get-routes-method.js';
 export type { RouteSource, SourceReadiness } from './sources/route-source.js';
 export { RouteListError, type RouteIssue } from './route-list-error.js';
-export type { NodeHealth, NodeStatus, ProbeReport } from './node-status.js';
+export type { NodeHealth, NodeOrigin, NodeStatus, ProbeReport } from './node-status.js';
 export type { ProbeFailureKind } from './health/probe.js';
 export type { RouteEntry, RouteList } from './generated/schemas.js';
 export {

@@ -1,3 +1,4 @@
+import type { AddressGuard } from '@rollup-router/core';
 import type { ProbeFailureKind, ProbeOutcome } from './health/probe.js';
 import type { RouteEntry } from './generated/schemas.js';
 
@@ -9,7 +10,7 @@ import type { RouteEntry } from './generated/schemas.js';
 export type NodeHealth = 'unchecked' | 'pending' | 'up' | 'down';
 
 /** A node as the registry sees it: for dashboards, metrics and upstream selection. */
-export interface NodeStatus {
+export interface NodeStatus extends NodeOrigin {
   readonly entry: RouteEntry;
   readonly available: boolean;
   readonly health: NodeHealth;
@@ -20,6 +21,18 @@ export interface NodeStatus {
   readonly lastProbeAt: number | undefined;
   /** Why the last probe failed; cleared by a success. */
   readonly lastError: string | undefined;
+}
+
+/** Where a node comes from, and so how far its URL is trusted. */
+export interface NodeOrigin {
+  /** Listed by the on-chain registry (anyone can register), not by the operator. */
+  readonly fromChain: boolean;
+  /**
+   * What every call to the node's URL goes through: for a chain node, a guard refusing
+   * loopback, private and link-local addresses unless routes.chain.allowPrivateAddresses;
+   * undefined for the operator's nodes, which are trusted.
+   */
+  readonly addressGuard: AddressGuard | undefined;
 }
 
 /** What one probe did: every probe is reported to `onProbe` observers. */
@@ -38,10 +51,12 @@ export interface ProbeReport {
 
 export const isAvailable = (health: NodeHealth): boolean => health === 'unchecked' || health === 'up';
 
-export function initialStatus(entry: RouteEntry, checked: boolean): NodeStatus {
+export function initialStatus(entry: RouteEntry, checked: boolean, origin: NodeOrigin): NodeStatus {
   const health: NodeHealth = checked ? 'pending' : 'unchecked';
   return {
     entry,
+    fromChain: origin.fromChain,
+    addressGuard: origin.addressGuard,
     health,
     available: isAvailable(health),
     consecutiveFailures: 0,

@@ -1,4 +1,11 @@
-import { emitGuarded, RawJson, validateOptions, type PluginContext, type Schema } from '@rollup-router/core';
+import {
+  AddressGuard,
+  emitGuarded,
+  RawJson,
+  validateOptions,
+  type PluginContext,
+  type Schema,
+} from '@rollup-router/core';
 import { deriveWsUrl, inSchemaOrder } from '@rollup-router/core/internal';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
@@ -42,10 +49,11 @@ interface SourceState {
   entries: readonly RouteEntry[];
   unsubscribe?: () => void;
   /**
-   * The chain registry yields: an identity another source lists is served from that
-   * source, and the chain's record of it is not a duplicate error but ignored.
+   * The chain registry, whose nodes anyone can register. It yields: an identity another
+   * source lists is served from that source, and the chain's record of it is not a
+   * duplicate error but ignored. Its nodes' URLs are called through chainGuard.
    */
-  readonly yields?: boolean;
+  readonly fromChain?: boolean;
 }
 
 type Listener<T> = (value: T) => void;
@@ -75,6 +83,8 @@ export class RouteRegistry {
   private readonly listCheck: RouteListCheck;
   private readonly sources: SourceState[] = [];
   private readonly health: HealthChecker | undefined;
+  /** What the chain's nodes are called through, unless chain.allowPrivateAddresses. */
+  private readonly chainGuard: AddressGuard | undefined;
   private statuses = new Map<string, NodeStatus>();
   /** Identities a later source repeats (the chain's records of nodes the operator lists). */
   private shadowed = new Set<string>();
@@ -107,6 +117,10 @@ export class RouteRegistry {
     }
     if (source) this.sources.push({ source, entries: [] });
     const chain = this.options.chain;
+    this.chainGuard =
+      chain && !chain.allowPrivateAddresses
+        ? new AddressGuard({ allowedBy: 'routes.chain.allowPrivateAddresses' })
+        : undefined;
     if (chain) {
       const settings = { ...chain, wsUrl: chain.wsUrl ?? deriveWsUrl(chain.url) };
       const hooks = {
@@ -115,7 +129,7 @@ export class RouteRegistry {
         records: (report: ChainRecordsReport) =>
           emitGuarded(this.chainRecordsListeners, report, this.log, 'route registry chain records listener'),
       };
-      this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], yields: true });
+      this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], fromChain: true });
     }
     const health = this.options.health;
     this.health = health?.enabled
@@ -217,7 +231,7 @@ export class RouteRegistry {
 
   /** The sources whose identities must be unique among themselves (all but the chain). */
   private ruling(): SourceState[] {
-    return this.sources.filter((s) => !s.yields);
+    return this.sources.filter((s) => !s.fromChain);
   }
 
   private serialize<T>(work: () => Promise<T>): Promise<T> {
@@ -298,14 +312,18 @@ export class RouteRegistry {
   private syncNodes(): Promise<unknown> {
     const checked = this.health !== undefined;
     const next = new Map<string, NodeStatus>();
-    const fresh: RouteEntry[] = [];
-    for (const entry of this.mergedEntries()) {
+    const fresh: NodeStatus[] = [];
+    for (const { entry, fromChain } of this.mergedEntries()) {
       const previous = this.statuses.get(entry.identity);
-      if (previous && previous.entry.fqdn === entry.fqdn) {
+      if (previous && previous.entry.fqdn === entry.fqdn && previous.fromChain === fromChain) {
         next.set(entry.identity, { ...previous, entry });
       } else {
-        next.set(entry.identity, initialStatus(entry, checked));
-        fresh.push(entry);
+        const status = initialStatus(entry, checked, {
+          fromChain,
+          addressGuard: fromChain ? this.chainGuard : undefined,
+        });
+        next.set(entry.identity, status);
+        fresh.push(status);
       }
     }
     for (const identity of this.statuses.keys()) {
@@ -313,22 +331,24 @@ export class RouteRegistry {
     }
     this.statuses = next;
     this.publish();
-    return Promise.all(fresh.map((entry) => this.health?.track(entry.identity, entry.fqdn)));
+    return Promise.all(
+      fresh.map(({ entry, addressGuard }) => this.health?.track(entry.identity, entry.fqdn, addressGuard)),
+    );
   }
 
   /**
    * Every source's entries in order; an identity listed twice (only the chain may repeat
    * one the others list) is served from its first source. Logged once per identity.
    */
-  private mergedEntries(): RouteEntry[] {
+  private mergedEntries(): { entry: RouteEntry; fromChain: boolean }[] {
     const seen = new Set<string>();
     const shadowed = new Set<string>();
-    const merged: RouteEntry[] = [];
+    const merged: { entry: RouteEntry; fromChain: boolean }[] = [];
     for (const state of this.sources) {
       for (const entry of state.entries) {
         if (!seen.has(entry.identity)) {
           seen.add(entry.identity);
-          merged.push(entry);
+          merged.push({ entry, fromChain: state.fromChain === true });
           continue;
         }
         shadowed.add(entry.identity);

@@ -7,7 +7,7 @@ import {
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import {
   signatureStatusesPlugin,
-  type ExtraUpstream,
+  type GuardedUpstream,
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
@@ -69,32 +69,30 @@ export function buildPlugins(
 }
 
 /**
- * The extra statuses upstreams, each under its ER label, the one the delegation router
- * reports its own calls to that ER under: `er:<identity>`, or `er:other` for an ER the
- * operator did not name (bounded, whoever registers).
+ * The extra statuses upstreams: the nodes getRoutes lists (statusesFromRoutes) and the
+ * delegation router's vetted ERs, each with the guard its URL is called through (a chain
+ * node's) and under its ER label, the one the delegation router reports its own calls to
+ * that ER under: `er:<identity>`, or `er:other` for an ER the operator did not name
+ * (bounded, whoever registers).
  */
 function extraStatusUpstreams(
   config: ServerConfig,
   routes: RoutesPlugin,
   delegation: () => DelegationRouterPlugin | undefined,
-): () => ExtraUpstream[] {
-  const labels = upstreamLabelsOf(config);
+): () => GuardedUpstream[] {
+  const labels = new UpstreamLabels(config.delegation.identity ?? {});
   return () => [
     ...(config.statusesFromRoutes
-      ? routes.registry.available().map((r) => ({ url: r.fqdn, label: labels.ofEr(r.identity) }))
+      ? routes.registry
+          .nodes()
+          .filter((n) => n.available)
+          .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard, label: labels.ofNode(n) }))
       : []),
     ...(delegation()
       ?.routing.ers.vetted()
-      .map((er) => ({ url: er.url, label: labels.of(er) })) ?? []),
+      .map((er) => ({ url: er.url, addressGuard: er.addressGuard, label: labels.of(er) })) ?? []),
   ];
 }
-
-/** The ER labels, from the settings the delegation router takes them from (one rule: UpstreamLabels). */
-const upstreamLabelsOf = (config: ServerConfig): UpstreamLabels =>
-  new UpstreamLabels(config.delegation.identity ?? {}, openRegistry(config));
-
-/** Whether the route table takes nodes anyone can register (the on-chain registry). */
-const openRegistry = (config: ServerConfig): boolean => config.routes.chain !== undefined;
 
 /**
  * Every plugin's onUpstreamCall: one label scheme (see UpstreamLabels and upstreamNames),
@@ -129,7 +127,7 @@ function delegationOf(
     ...rest,
     baseChain: base,
     registry: routes.registry,
-    openRegistry: openRegistry(config),
+    openRegistry: config.routes.chain !== undefined,
     redis: config.redis ? redis : undefined,
     onSent: (signature, upstream) => statuses.track(signature, upstream.url),
     onUpstreamCall,

@@ -49,6 +49,19 @@ describe('loadConfig', () => {
     expect(withFile.config.routes.file).to.equal(resolve('r.json'));
   });
 
+  it('registry nodes on private addresses are refused by default; ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES allows them', async () => {
+    const chainOnly = { ROLLUP_ROUTER_CHAIN_URL: 'http://127.0.0.1:17799' };
+    expect((await loadConfig({ env: chainOnly })).config.routes.chain?.allowPrivateAddresses).to.equal(false);
+    const { config } = await loadConfig({
+      env: { ...chainOnly, ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES: 'true' },
+    });
+    expect(config.routes.chain).to.include({ url: 'http://127.0.0.1:17799', allowPrivateAddresses: true });
+    const err = await rejection(
+      loadConfig({ env: { ...chainOnly, ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES: 'maybe' } }),
+    );
+    expect(err.message).to.include('ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES');
+  });
+
   it('a file that states only some keys gets the schema defaults for the rest, the store included', async () => {
     const { config } = await loadConfig({
       file: file('c.json', '{"statuses": {"upstreams": [{"url": "http://127.0.0.1:1"}]}}'),

@@ -1,6 +1,7 @@
 export { signatureStatusesPlugin, type SignatureStatusesPlugin } from './plugin.js';
 export type {
   ExtraUpstream,
+  GuardedUpstream,
   ResolvedOptions,
   SignatureStatusesHooks,
   SignatureStatusesOptions,

@@ -1,4 +1,4 @@
-import { validateOptions } from '@rollup-router/core';
+import { validateOptions, type AddressGuard } from '@rollup-router/core';
 import type { RedisClientLike } from './redis/redis-client-like.js';
 import type { StatusesObservers } from './events.js';
 import {
@@ -10,22 +10,31 @@ import {
   type StatusesPluginOptionsResolved,
 } from './generated/schemas.js';
 
+/** An extra upstream whose connections go through a guard: a URL the operator did not choose. */
+export interface GuardedUpstream {
+  readonly url: string;
+  /** Each connection to `url` goes only where this allows (a chain node's NodeStatus.addressGuard). */
+  readonly addressGuard: AddressGuard | undefined;
+  /**
+   * What onUpstreamCall reports it under instead of its redacted URL (the server's:
+   * `er:<identity>`, or `er:other` shared by the ERs the operator did not name, so metrics
+   * stay bounded). Logs and error data still name it by its redacted URL.
+   */
+  readonly label?: string;
+}
+
 /** Options that are functions, so not JSON and not in the options schema. */
 export interface SignatureStatusesHooks extends StatusesObservers {
   /**
-   * More upstream URLs, asked at lookup time (the server passes the routes plugin's
-   * available nodes). Deduplicated against `upstreams`; these use `upstreamTimeoutMs`.
+   * More upstreams, asked at lookup time (the server passes the routes plugin's available
+   * nodes): URLs, or URLs with the guard their connections go through. Deduplicated
+   * against `upstreams`; these use `upstreamTimeoutMs`.
    */
   readonly extraUpstreams?: () => readonly ExtraUpstream[] | Promise<readonly ExtraUpstream[]>;
 }
 
-/**
- * An extra upstream: its URL, or its URL and the label onUpstreamCall reports it under
- * instead of its redacted URL (the server's: `er:<identity>`, or `er:other` shared by the
- * ERs the operator did not name, so metrics stay bounded). Logs and error data still name
- * it by its redacted URL.
- */
-export type ExtraUpstream = string | { readonly url: string; readonly label: string };
+/** An extra upstream: its URL, or its URL with its guard (and label). */
+export type ExtraUpstream = string | GuardedUpstream;
 
 /**
  * A Redis shared with other instances: `{ url, ... }` (the plugin connects at start and

@@ -190,7 +190,13 @@ export class PubsubRelay {
         acked: () => undefined,
         notified: (key, result) => this.notified(socket!, key, result),
       },
-      { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs, fallback: 'its notifications wait for it' },
+      {
+        pingIntervalMs,
+        reconnectMaxDelayMs,
+        handshakeTimeoutMs,
+        fallback: 'its notifications wait for it',
+        addressGuard: upstream.addressGuard,
+      },
       this.log,
     );
     this.sockets.set(upstream.name, socket);

@@ -22,11 +22,13 @@ export function relayCounts(
   labels: UpstreamLabels,
 ): RelayCounts {
   const counts = new Map([[labels.of(baseChain), relay.upstreamSubscriptions(baseChain.name)]]);
-  const identities = new Set(registry.nodes().map((n) => n.entry.identity));
-  for (const identity of identities) {
-    const label = labels.ofEr(identity);
-    const held = relay.upstreamSubscriptions(erName(identity));
-    counts.set(label, (counts.get(label) ?? 0) + held);
+  const seen = new Set<string>();
+  for (const node of registry.nodes()) {
+    const { identity } = node.entry;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    const label = labels.ofNode(node);
+    counts.set(label, (counts.get(label) ?? 0) + relay.upstreamSubscriptions(erName(identity)));
   }
   return { relayed: relay.size, upstreamSubscriptions: counts };
 }

@@ -1,4 +1,4 @@
-import type { RouteRegistry } from '@rollup-router/routes';
+import type { NodeStatus, RouteRegistry } from '@rollup-router/routes';
 import { erUpstream, type Upstream } from './upstream.js';
 
 export interface IdentityChoice {
@@ -14,10 +14,11 @@ export type ErLookup =
 /**
  * The ERs of the route table (the routes plugin's registry, file or chain), by identity,
  * and which of them this router trusts. With `identity.allow`, only those (and the pinned
- * one) are routed to or recommended: a record naming any other ER is refused, whatever
- * the registry lists. Without it, every node of the route table is, and one is vetted
- * (its answers may decide things for other clients) only when the operator listed it,
- * which with an open registry (routes.chain) no node is.
+ * one) are routed to or recommended, and they are vetted (their answers may decide things
+ * for other clients): a record naming any other ER is refused, whatever the registry
+ * lists. Without it, every node of the route table is routable, and vetted only when the
+ * operator listed it (routes, file, an embedder's source), not when anyone could register
+ * it on chain.
  *
  * Routing by delegation uses every routable ER, healthy or not: only the ER an account
  * is delegated to can take its transactions, so a down ER is an upstream error, not a
@@ -29,7 +30,6 @@ export class ErDirectory {
   constructor(
     private readonly registry: RouteRegistry,
     private readonly choice: IdentityChoice,
-    private readonly openRegistry: boolean,
   ) {
     this.allow = choice.allow
       ? new Set([...choice.allow, ...(choice.pin === undefined ? [] : [choice.pin])])
@@ -46,7 +46,7 @@ export class ErDirectory {
     if (this.allow !== undefined && !this.allow.has(identity)) return { ok: false, reason: 'not_allowed' };
     const node = this.registry.nodes().find((n) => n.entry.identity === identity);
     if (node === undefined) return { ok: false, reason: 'not_listed' };
-    return { ok: true, er: this.upstreamOf(identity, node.entry.fqdn) };
+    return { ok: true, er: this.upstreamOf(node) };
   }
 
   /**
@@ -54,11 +54,10 @@ export class ErDirectory {
    * asked about a transaction the base chain does not know.
    */
   vetted(): Upstream[] {
-    if (this.allow === undefined && this.openRegistry) return [];
     return this.registry
       .nodes()
-      .filter((n) => this.allow === undefined || this.allow.has(n.entry.identity))
-      .map((n) => this.upstreamOf(n.entry.identity, n.entry.fqdn));
+      .filter((n) => this.isVetted(n))
+      .map((n) => this.upstreamOf(n));
   }
 
   /**
@@ -70,18 +69,22 @@ export class ErDirectory {
     const available = this.registry.nodes().filter((n) => n.available);
     if (this.choice.pin !== undefined) {
       const pinned = available.find((n) => n.entry.identity === this.choice.pin);
-      return pinned && this.upstreamOf(pinned.entry.identity, pinned.entry.fqdn);
+      return pinned && this.upstreamOf(pinned);
     }
     const allowed = this.allow ? available.filter((n) => this.allow!.has(n.entry.identity)) : available;
     let best: (typeof allowed)[number] | undefined;
     for (const node of allowed) {
       if (best === undefined || faster(node.lastLatencyMs, best.lastLatencyMs)) best = node;
     }
-    return best && this.upstreamOf(best.entry.identity, best.entry.fqdn);
+    return best && this.upstreamOf(best);
   }
 
-  private upstreamOf(identity: string, url: string): Upstream {
-    return erUpstream(identity, url, this.allow !== undefined || !this.openRegistry);
+  private isVetted(node: NodeStatus): boolean {
+    return this.allow === undefined ? !node.fromChain : this.allow.has(node.entry.identity);
+  }
+
+  private upstreamOf(node: NodeStatus): Upstream {
+    return erUpstream(node.entry.identity, node.entry.fqdn, this.isVetted(node), node.addressGuard);
   }
 }
 

@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core/internal';
+import type { AddressGuard } from '@rollup-router/core';
 
 /**
  * A chain this router sends calls to: the base chain, or one ER. `name` is what logs,
@@ -10,11 +10,13 @@ export interface Upstream {
   /** The ER validator's identity; undefined for the base chain. */
   readonly identity?: string;
   /**
-   * Whether the operator vouched for it (the base chain, an allow-listed ER, an ER of a
-   * route table nobody else can write to): only then may what it answers be remembered for
-   * other clients (a blockhash's origin, a signature's), and its failures shown in detail.
+   * Whether the operator vouched for it (the base chain, an allow-listed ER, or without an
+   * allow-list an ER the operator listed, not one only the chain registry lists): only then
+   * may what it answers be remembered for other clients (a blockhash's origin).
    */
   readonly vetted: boolean;
+  /** What every connection to `url` goes through: an ER the on-chain registry lists has one (NodeStatus.addressGuard). */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** The name of the base chain in logs, error data and affinity. */
@@ -25,15 +27,15 @@ export const baseChainUpstream = (url: string): Upstream => ({ name: BASE_CHAIN_
 /** An ER is named by its identity: a name that stays put when its URL moves, and tells nothing secret. */
 export const erName = (identity: string): string => `er:${identity}`;
 
-export const erUpstream = (identity: string, url: string, vetted: boolean): Upstream => ({
+export const erUpstream = (
+  identity: string,
+  url: string,
+  vetted: boolean,
+  addressGuard?: AddressGuard,
+): Upstream => ({
   name: erName(identity),
   url,
   identity,
   vetted,
-});
-
-/** What error data shows of an upstream: its name and its URL without credentials. */
-export const shownUpstream = (u: Upstream): { name: string; url: string } => ({
-  name: u.name,
-  url: redactUrl(u.url),
+  addressGuard,
 });

@@ -1,4 +1,4 @@
-import { JsonRpcClient } from '@rollup-router/core';
+import { JsonRpcClient, type AddressGuard } from '@rollup-router/core';
 import type { RoutesPluginOptionsResolved } from '../generated/schemas.js';
 import { probe, type ProbeOutcome } from './probe.js';
 
@@ -20,6 +20,7 @@ class ProbeLoop {
   constructor(
     private readonly identity: string,
     private readonly fqdn: string,
+    private readonly addressGuard: AddressGuard | undefined,
     private readonly settings: HealthSettings,
     private readonly client: JsonRpcClient,
     private readonly sink: ProbeSink,
@@ -39,6 +40,7 @@ class ProbeLoop {
       method: this.settings.method,
       timeoutMs: this.settings.timeoutMs,
       client: this.client,
+      addressGuard: this.addressGuard,
       signal: this.controller.signal,
     }).then((outcome) => {
       if (this.stopped) return;
@@ -66,10 +68,13 @@ export class HealthChecker {
     private readonly sink: ProbeSink,
   ) {}
 
-  /** Starts probing a node; resolves after its first probe has been reported. */
-  track(identity: string, fqdn: string): Promise<void> {
+  /**
+   * Starts probing a node, through `addressGuard` if given (a chain node's); resolves
+   * after its first probe has been reported.
+   */
+  track(identity: string, fqdn: string, addressGuard?: AddressGuard): Promise<void> {
     void this.untrack(identity);
-    const loop = new ProbeLoop(identity, fqdn, this.settings, this.client, this.sink);
+    const loop = new ProbeLoop(identity, fqdn, addressGuard, this.settings, this.client, this.sink);
     this.loops.set(identity, loop);
     return loop.start();
   }

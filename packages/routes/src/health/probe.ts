@@ -1,4 +1,4 @@
-import type { JsonRpcClient } from '@rollup-router/core';
+import type { AddressGuard, JsonRpcClient } from '@rollup-router/core';
 
 /** Why a probe failed, coarse enough to be a metrics label. */
 export type ProbeFailureKind = 'timeout' | 'unreachable' | 'http-status' | 'bad-response' | 'rpc-error';
@@ -17,6 +17,8 @@ export interface ProbeRequest {
   readonly method: string;
   readonly timeoutMs: number;
   readonly client: JsonRpcClient;
+  /** A chain node's: its probes connect only where the guard allows. */
+  readonly addressGuard?: AddressGuard;
   /** Aborts the probe when the registry stops or forgets the node. */
   readonly signal: AbortSignal;
 }
@@ -29,6 +31,7 @@ export async function probe(req: ProbeRequest): Promise<ProbeOutcome> {
     id: 1,
     timeoutMs: req.timeoutMs,
     signal: req.signal,
+    addressGuard: req.addressGuard,
   });
   const latencyMs = performance.now() - started;
   const fail = (kind: ProbeFailureKind, message: string): ProbeOutcome => ({

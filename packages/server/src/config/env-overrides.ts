@@ -133,6 +133,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (objectAt(c, ['routes']).allowInsecure = flag(v)),
   },
   {
+    name: 'ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES',
+    key: '/routes/chain/allowPrivateAddresses',
+    format:
+      'true to call chain registry nodes on loopback or private addresses (a local chain whose ERs are on 127.0.0.1), false to refuse them',
+    apply: (c, v) => void (objectAt(c, ['routes', 'chain']).allowPrivateAddresses = flag(v)),
+  },
+  {
     name: 'ROLLUP_ROUTER_REDIS_URL',
     key: '/redis/url',
     format:

@@ -37,6 +37,7 @@ export async function callUpstream(
     timeoutMs: target.timeoutMs,
     signal,
     connectionRetries: 1,
+    addressGuard: target.addressGuard,
   });
   if (outcome.kind === 'reply' || outcome.kind === 'bad_reply') return statusesOf(outcome, signatures.length);
   if (outcome.kind !== 'aborted') return { kind: outcome.kind, detail: outcome.detail };

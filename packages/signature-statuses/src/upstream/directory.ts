@@ -1,3 +1,4 @@
+import type { AddressGuard } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 import type { StatusEvents } from '../events.js';
 import type { ExtraUpstream, ResolvedOptions, SignatureStatusesHooks } from '../options.js';
@@ -20,6 +21,8 @@ export interface UpstreamTarget {
    * tracked, and never overrides what a configured upstream said.
    */
   readonly trusted: boolean;
+  /** What each connection to it goes through: an extra upstream's guard, if it came with one. */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
@@ -115,14 +118,24 @@ export class UpstreamDirectory {
     const seen = new Set(this.configured.map((t) => normalized(t.url)));
     const all = [...this.configured];
     for (const upstream of extra) {
-      const { url, label } = typeof upstream === 'string' ? { url: upstream, label: undefined } : upstream;
+      const { url, addressGuard, label } =
+        typeof upstream === 'string'
+          ? { url: upstream, addressGuard: undefined, label: undefined }
+          : upstream;
       const key = normalized(url);
       if (key === undefined) {
         this.events.log.warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
       } else if (!seen.has(key)) {
         seen.add(key);
         const name = this.extraName(url);
-        all.push({ url, name, label: label ?? name, timeoutMs: this.timeoutMs, trusted: false });
+        all.push({
+          url,
+          name,
+          label: label ?? name,
+          timeoutMs: this.timeoutMs,
+          trusted: false,
+          addressGuard,
+        });
       }
     }
     return all;
