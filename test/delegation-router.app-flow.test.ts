@@ -32,6 +32,7 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 const SPACE = 100;
@@ -104,8 +105,13 @@ describe('an app whose only connection is the router (validator A as the base ch
     expect(history.map((h) => h.signature)).to.include(signature);
     const landed = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
     expect(landed?.meta?.err).to.equal(null);
-    const block = await connection.getBlock(landed!.slot, { maxSupportedTransactionVersion: 0 });
-    expect(block?.transactions.map((t) => t.transaction.signatures[0])).to.include(signature);
+    // The validator may write a confirmed block to its ledger a moment after the transaction's status.
+    const block = await waitFor(
+      async () =>
+        (await connection.getBlock(landed!.slot, { maxSupportedTransactionVersion: 0 })) ?? undefined,
+      'its block in the ledger',
+    );
+    expect(block.transactions.map((t) => t.transaction.signatures[0])).to.include(signature);
 
     expect(await connection.getGenesisHash()).to.equal(await new Connection(VALIDATOR_A).getGenesisHash());
     expect((await connection.getEpochInfo()).absoluteSlot).to.be.greaterThan(0);

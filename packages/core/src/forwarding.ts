@@ -19,7 +19,7 @@ export interface ForwardTarget {
 /** How a forwarded call ended: `ok`, the node's own JSON-RPC error, or no usable answer. */
 export type ForwardOutcome = 'ok' | 'error_reply' | 'too_large' | Exclude<JsonRpcOutcome['kind'], 'reply'>;
 
-export interface ForwarderOptions {
+export interface ForwarderOptions<T extends ForwardTarget = ForwardTarget> {
   readonly timeoutMs: number;
   /**
    * The plugin's own codes: `unavailable` when no usable answer came (data `{ upstream, kind }`),
@@ -29,7 +29,7 @@ export interface ForwarderOptions {
   /** Where the details of a failure go (an HTTP status, a host): never to the client. */
   readonly log?: () => Logger | undefined;
   /** Told of every call: which node, how it ended, how long it took. */
-  readonly observe?: (target: ForwardTarget, outcome: ForwardOutcome, ms: number) => void;
+  readonly observe?: (target: T, outcome: ForwardOutcome, ms: number) => void;
 }
 
 export interface ForwardCall {
@@ -48,7 +48,7 @@ export interface ForwardCall {
 export class Forwarder<T extends ForwardTarget = ForwardTarget> {
   constructor(
     private readonly client: JsonRpcClient,
-    private readonly options: ForwarderOptions,
+    private readonly options: ForwarderOptions<T>,
   ) {}
 
   /** The result of `method` on `target`, parsed: for the plugin's own use of it. */

@@ -14,6 +14,7 @@ export {
   type JsonRpcOutcome,
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
+export type { UpstreamCallObserver, UpstreamCallOutcome } from './upstream-call.js';
 export { MissingPackageError } from './optional-package.js';
 export {
   AddressGuard,

@@ -21,6 +21,8 @@ export {
 } from './delegation/shared-delegations.js';
 export { decodeWireTransaction, type RoutedTransaction } from './transaction/decode-transaction.js';
 export { BASE_CHAIN_NAME, type Upstream } from './upstream/upstream.js';
+export { OTHER_ER_LABEL, UpstreamLabels } from './upstream/upstream-labels.js';
+export type { RelayCounts } from './subscriptions/relay-counts.js';
 export type { SentObserver } from './methods/send-transaction.js';
 export {
   delegationRouterOptionsSchema,

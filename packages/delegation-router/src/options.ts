@@ -1,4 +1,4 @@
-import { validateOptions } from '@rollup-router/core';
+import { validateOptions, type UpstreamCallObserver } from '@rollup-router/core';
 import {
   delegationRouterOptionsSchema,
   type DelegationRouterOptions,
@@ -29,6 +29,13 @@ export interface DelegationRouterHooks {
    * reading it again. Redis down or a value that does not match its schema is a miss.
    */
   readonly redis?: SharedDelegationsClient;
+  /**
+   * Once per call to the base chain or an ER, with the upstream's label (`base-chain`,
+   * `er:<identity>` for an ER of identity.allow or identity.pin, `er:other` for any other:
+   * see UpstreamLabels), the outcome in the statuses plugin's words and the time in ms.
+   * Your code: one that throws is logged and ignored.
+   */
+  readonly onUpstreamCall?: UpstreamCallObserver;
 }
 
 export type DelegationRouterPluginOptions = DelegationRouterOptions & DelegationRouterHooks;
@@ -43,7 +50,7 @@ export interface ResolvedDelegationRouterOptions {
 }
 
 export function resolveOptions(options: DelegationRouterPluginOptions): ResolvedDelegationRouterOptions {
-  const { registry, onSent, openRegistry, redis, ...json } = options;
+  const { registry, onSent, openRegistry, redis, onUpstreamCall, ...json } = options;
   const resolved = validateOptions<DelegationRouterOptionsResolved>(
     delegationRouterOptionsSchema,
     json,
@@ -53,5 +60,8 @@ export function resolveOptions(options: DelegationRouterPluginOptions): Resolved
   if (baseChain === undefined) {
     throw new TypeError('delegation router options: baseChain (its url at least) is required');
   }
-  return { json: { ...resolved, baseChain }, hooks: { registry, onSent, openRegistry, redis } };
+  return {
+    json: { ...resolved, baseChain },
+    hooks: { registry, onSent, openRegistry, redis, onUpstreamCall },
+  };
 }

@@ -21,8 +21,11 @@ import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
 import { RecentBlockhashes } from './upstream/recent-blockhashes.js';
-import { upstreamCaller } from './upstream/upstream-caller.js';
+import { reportUpstreamCalls } from './upstream/call-reports.js';
+import { upstreamCaller, type UpstreamCaller } from './upstream/upstream-caller.js';
+import { UpstreamLabels } from './upstream/upstream-labels.js';
 import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
+import { relayCounts, type RelayCounts } from './subscriptions/relay-counts.js';
 import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
 export interface DelegationRouterPlugin extends Plugin {
@@ -32,6 +35,8 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly routing: Routing;
   /** Where accountSubscribe and slotSubscribe are relayed: the base chain's websocket and the ERs'. */
   readonly pubsubRelay: PubsubRelay;
+  /** The relay's subscriptions right now, upstream ones by upstream label (for metrics). */
+  relayCounts(): RelayCounts;
 }
 
 /** Blockhashes handed out and transactions sent that are remembered (each with its upstream). */
@@ -64,6 +69,17 @@ function sourceOptions(
   };
 }
 
+/** The caller of the base chain and the ERs, each call reported to onUpstreamCall (when given) by label. */
+function callerOf(
+  json: ResolvedDelegationRouterOptions['json'],
+  hooks: ResolvedDelegationRouterOptions['hooks'],
+  labels: UpstreamLabels,
+  log: () => PluginContext['log'] | undefined,
+): UpstreamCaller {
+  const observe = hooks.onUpstreamCall && reportUpstreamCalls(hooks.onUpstreamCall, labels, log);
+  return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe);
+}
+
 /** accountSubscribe's and slotSubscribe's relay to the base chain's websocket and the ERs'. */
 function pubsubRelayOf(
   json: ResolvedDelegationRouterOptions['json'],
@@ -89,8 +105,9 @@ function pubsubRelayOf(
  */
 export function delegationRouterPlugin(options: DelegationRouterPluginOptions): DelegationRouterPlugin {
   const { json, hooks } = resolveOptions(options);
+  const labels = new UpstreamLabels(json.identity);
   let log: PluginContext['log'] | undefined;
-  const caller = upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, () => log);
+  const caller = callerOf(json, hooks, labels, () => log);
   const baseChain = baseChainUpstream(json.baseChain.url);
   const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
   const ers = new ErDirectory(hooks.registry, json.identity);
@@ -107,6 +124,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     options: json,
     routing,
     pubsubRelay: relay,
+    relayCounts: () => relayCounts(relay, baseChain, hooks.registry, labels),
     errors: Object.values(DelegationError),
     methods: [
       getBlockhashForAccountsMethod(

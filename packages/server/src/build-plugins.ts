@@ -1,4 +1,9 @@
-import { delegationRouterPlugin, type DelegationRouterPlugin } from '@rollup-router/delegation-router';
+import {
+  BASE_CHAIN_NAME,
+  delegationRouterPlugin,
+  UpstreamLabels,
+  type DelegationRouterPlugin,
+} from '@rollup-router/delegation-router';
 import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } from '@rollup-router/routes';
 import {
   signatureStatusesPlugin,
@@ -6,7 +11,8 @@ import {
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
-import type { Plugin } from '@rollup-router/core';
+import type { Plugin, UpstreamCallObserver } from '@rollup-router/core';
+import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import type { UpstreamWatch } from './readiness/upstream-watch.js';
@@ -41,6 +47,7 @@ export function buildPlugins(
     routes.registry.onProbe(metrics.observeProbe);
     routes.registry.onChainRecords(metrics.observeChainRecords);
   }
+  const observeUpstream = observeUpstreamCalls(metrics, upstreams);
   const statuses = signatureStatusesPlugin({
     ...config.statuses,
     upstreams: statusUpstreams(config),
@@ -48,14 +55,8 @@ export function buildPlugins(
     // Asked only for what no configured upstream knows, served, never kept: the route
     // table's nodes with statusesFromRoutes, and the delegation router's vetted ERs (a
     // transaction an app sent straight to its ER is not the base chain's to know).
-    extraUpstreams: () => [
-      ...(config.statusesFromRoutes ? availableNodes(routes) : []),
-      ...(delegation?.routing.ers.vetted().map(({ url, addressGuard }) => ({ url, addressGuard })) ?? []),
-    ],
-    onUpstreamCall: (upstream, outcome, ms) => {
-      upstreams.record(upstream, outcome);
-      metrics?.observeUpstream(upstream, outcome, ms);
-    },
+    extraUpstreams: extraStatusUpstreams(config, routes, () => delegation),
+    onUpstreamCall: observeUpstream,
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
   // Readiness probes the configured upstreams itself: under the names the plugin reports.
@@ -63,16 +64,46 @@ export function buildPlugins(
     statuses.options.upstreams.map(({ url }, i) => ({ url, name: statuses.upstreamNames[i]! })),
   );
   if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
-  const delegation = delegationOf(config, routes, statuses, redis);
+  const delegation = delegationOf(config, routes, statuses, redis, observeUpstream);
   return { routes, statuses, delegation };
 }
 
-/** The nodes getRoutes lists, each with the guard its URL is called through (a chain node's). */
-const availableNodes = (routes: RoutesPlugin): GuardedUpstream[] =>
-  routes.registry
-    .nodes()
-    .filter((n) => n.available)
-    .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard }));
+/**
+ * The extra statuses upstreams: the nodes getRoutes lists (statusesFromRoutes) and the
+ * delegation router's vetted ERs, each with the guard its URL is called through (a chain
+ * node's) and under its ER label, the one the delegation router reports its own calls to
+ * that ER under: `er:<identity>`, or `er:other` for an ER the operator did not name
+ * (bounded, whoever registers).
+ */
+function extraStatusUpstreams(
+  config: ServerConfig,
+  routes: RoutesPlugin,
+  delegation: () => DelegationRouterPlugin | undefined,
+): () => GuardedUpstream[] {
+  const labels = new UpstreamLabels(config.delegation.identity ?? {});
+  return () => [
+    ...(config.statusesFromRoutes
+      ? routes.registry
+          .nodes()
+          .filter((n) => n.available)
+          .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard, label: labels.ofNode(n) }))
+      : []),
+    ...(delegation()
+      ?.routing.ers.vetted()
+      .map((er) => ({ url: er.url, addressGuard: er.addressGuard, label: labels.of(er) })) ?? []),
+  ];
+}
+
+/**
+ * Every plugin's onUpstreamCall: one label scheme (see UpstreamLabels and upstreamNames),
+ * so a call is one series in metrics and evidence for readiness whoever made it.
+ */
+const observeUpstreamCalls =
+  (metrics: ServerMetrics | undefined, upstreams: UpstreamWatch): UpstreamCallObserver =>
+  (upstream, outcome, ms) => {
+    upstreams.record(upstream, outcome);
+    metrics?.observeUpstream(upstream, outcome, ms);
+  };
 
 /**
  * The delegation router over the route table, with its base chain from its own section
@@ -87,6 +118,7 @@ function delegationOf(
   routes: RoutesPlugin,
   statuses: SignatureStatusesPlugin,
   redis: RedisClientLike | undefined,
+  onUpstreamCall: UpstreamCallObserver,
 ): DelegationRouterPlugin | undefined {
   const { baseChain: _base, ...rest } = config.delegation;
   const base = baseChainOf(config);
@@ -98,6 +130,7 @@ function delegationOf(
     openRegistry: config.routes.chain !== undefined,
     redis: config.redis ? redis : undefined,
     onSent: (signature, upstream) => statuses.track(signature, upstream.url),
+    onUpstreamCall,
   });
 }
 
@@ -112,18 +145,25 @@ function baseChainOf(config: ServerConfig) {
 
 /**
  * The upstreams asked for statuses: the configured ones, then the base chain when the
- * delegation router sends transactions there, under the name `base-chain`. The operator
- * configured it, so it is trusted like them: the statuses of the transactions sent to it
- * are asked of it first (track), and answered through us.
+ * delegation router sends transactions there. The operator configured it, so it is trusted
+ * like them: the statuses of the transactions sent to it are asked of it first (track), and
+ * answered through us. It is `base-chain` in both plugins' reports (one label scheme): a
+ * configured upstream at its URL without a name takes that name, and one named otherwise
+ * is refused, since its calls would show under two names.
  */
 export function statusUpstreams(config: ServerConfig): NonNullable<ServerConfig['statuses']['upstreams']> {
   const configured = config.statuses.upstreams ?? [];
   const base = baseChainOf(config);
-  if (base === undefined || configured.some((u) => u.url === base.url)) return configured;
-  return [...configured, { url: base.url, name: BASE_CHAIN }];
+  if (base === undefined) return configured;
+  const at = configured.findIndex((u) => u.url === base.url);
+  if (at === -1) return [...configured, { url: base.url, name: BASE_CHAIN_NAME }];
+  const { name } = configured[at]!;
+  if (name !== undefined && name !== BASE_CHAIN_NAME)
+    throw new ConfigError(
+      `invalid config: /statuses/upstreams/${at} is the delegation router's base chain: leave its name out or name it ${BASE_CHAIN_NAME}, the base chain's label in metrics and /ready`,
+    );
+  return configured.map((u, i) => (i === at ? { ...u, name: BASE_CHAIN_NAME } : u));
 }
-
-const BASE_CHAIN = 'base-chain';
 
 /** What the statuses plugin takes of the server's redis section (the server owns the connection). */
 const sharedStatusOptions = ({

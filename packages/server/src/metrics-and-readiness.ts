@@ -20,6 +20,12 @@ export function observeInto(
   rpc.onCall(metrics.observeCall);
   plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
   if (redis) metrics.watchRedis(redis.link);
+  const { delegation } = plugins;
+  if (delegation)
+    metrics.watchDelegationRouter({
+      relayCounts: () => delegation.relayCounts(),
+      followedRecords: () => delegation.routing.source.followed,
+    });
 }
 
 export interface LiveParts {

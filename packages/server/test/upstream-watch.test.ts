@@ -165,6 +165,23 @@ describe('UpstreamWatch and the readiness report', () => {
     expect(report(watch).ready).to.equal(true);
   });
 
+  it('a failure since the last answer is shown beside it, with its outcome; an aborted call says nothing', () => {
+    const watch = new UpstreamWatch(
+      { urls: ['http://127.0.0.1:9/'], freshMs: 60_000, probeIntervalMs: 0, probeTimeoutMs: 100 },
+      silent,
+    );
+    watch.useNames([{ url: 'http://127.0.0.1:9/', name: 'base-chain' }]);
+    watch.record('base-chain', 'aborted');
+    expect(watch.describe()).to.equal('base-chain: none answered yet');
+    watch.record('base-chain', 'unreachable');
+    expect(watch.describe()).to.match(/^base-chain: none answered yet, last call unreachable \d+ ms ago$/);
+    watch.record('base-chain', 'ok');
+    expect(watch.describe()).to.match(/^base-chain: answered \d+ ms ago$/);
+    watch.record('base-chain', 'timeout');
+    expect(watch.describe()).to.match(/^base-chain: answered \d+ ms ago, last call timeout \d+ ms ago$/);
+    expect(report(watch).ready, 'one rule: an answer within the fresh window').to.equal(true);
+  });
+
   it('an answer older than the fresh window no longer counts', () => {
     const watch = new UpstreamWatch(
       { urls: ['http://127.0.0.1:9/'], freshMs: 1000, probeIntervalMs: 0, probeTimeoutMs: 100 },

@@ -1,19 +1,20 @@
-import { emitGuarded, type PluginContext } from '@rollup-router/core';
+import { emitGuarded, type PluginContext, type UpstreamCallOutcome } from '@rollup-router/core';
 
 type Logger = PluginContext['log'];
 
 /** Which layer of the answer chain settled a signature. `unknown`: every source answered, none knew it. */
 export type LookupLayer = 'memory' | 'store' | 'redis' | 'upstream' | 'unknown';
 
-/** What became of one request to one upstream. */
-export type UpstreamCallOutcome = 'ok' | 'rpc_error' | 'timeout' | 'unreachable' | 'bad_response' | 'aborted';
+/** What became of one request to one upstream: the words every plugin reports it with (core's). */
+export type { UpstreamCallOutcome };
 
 /** The observer hooks among the options: the embedder's code, so each call is guarded. */
 export interface StatusesObservers {
   /**
    * Once per upstream asked (a retry belongs to the same ask), with the upstream's name: a
    * configured upstream's (its `name`, else its redacted URL, numbered when two share one),
-   * an extra one's redacted URL. Never a path or query, where API keys live.
+   * an extra one's label when given (ExtraUpstream), else its redacted URL. Never a path or
+   * query, where API keys live.
    */
   readonly onUpstreamCall?: (upstream: string, outcome: UpstreamCallOutcome, ms: number) => void;
   /** Once per lookup and layer with how many distinct signatures that layer settled (never with 0). */

@@ -1,5 +1,6 @@
 export { signatureStatusesPlugin, type SignatureStatusesPlugin } from './plugin.js';
 export type {
+  ExtraUpstream,
   GuardedUpstream,
   ResolvedOptions,
   SignatureStatusesHooks,

@@ -15,6 +15,12 @@ export interface GuardedUpstream {
   readonly url: string;
   /** Each connection to `url` goes only where this allows (a chain node's NodeStatus.addressGuard). */
   readonly addressGuard: AddressGuard | undefined;
+  /**
+   * What onUpstreamCall reports it under instead of its redacted URL (the server's:
+   * `er:<identity>`, or `er:other` shared by the ERs the operator did not name, so metrics
+   * stay bounded). Logs and error data still name it by its redacted URL.
+   */
+  readonly label?: string;
 }
 
 /** Options that are functions, so not JSON and not in the options schema. */
@@ -24,9 +30,11 @@ export interface SignatureStatusesHooks extends StatusesObservers {
    * nodes): URLs, or URLs with the guard their connections go through. Deduplicated
    * against `upstreams`; these use `upstreamTimeoutMs`.
    */
-  readonly extraUpstreams?: () =>
-    readonly (string | GuardedUpstream)[] | Promise<readonly (string | GuardedUpstream)[]>;
+  readonly extraUpstreams?: () => readonly ExtraUpstream[] | Promise<readonly ExtraUpstream[]>;
 }
+
+/** An extra upstream: its URL, or its URL with its guard (and label). */
+export type ExtraUpstream = string | GuardedUpstream;
 
 /**
  * A Redis shared with other instances: `{ url, ... }` (the plugin connects at start and

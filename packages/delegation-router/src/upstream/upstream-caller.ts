@@ -1,4 +1,9 @@
-import { Forwarder, type JsonRpcClient, type PluginContext } from '@rollup-router/core';
+import {
+  Forwarder,
+  type ForwarderOptions,
+  type JsonRpcClient,
+  type PluginContext,
+} from '@rollup-router/core';
 import { DelegationError } from '../errors.js';
 import type { Upstream } from './upstream.js';
 
@@ -14,9 +19,11 @@ export const upstreamCaller = (
   client: JsonRpcClient,
   timeoutMs: number,
   log: () => PluginContext['log'] | undefined = () => undefined,
+  observe?: ForwarderOptions<Upstream>['observe'],
 ): UpstreamCaller =>
   new Forwarder<Upstream>(client, {
     timeoutMs,
     errors: { unavailable: DelegationError.UPSTREAM_UNAVAILABLE, tooLarge: DelegationError.REPLY_TOO_LARGE },
     log,
+    observe,
   });

@@ -25,13 +25,15 @@ export const BASE_CHAIN_NAME = 'base-chain';
 export const baseChainUpstream = (url: string): Upstream => ({ name: BASE_CHAIN_NAME, url, vetted: true });
 
 /** An ER is named by its identity: a name that stays put when its URL moves, and tells nothing secret. */
+export const erName = (identity: string): string => `er:${identity}`;
+
 export const erUpstream = (
   identity: string,
   url: string,
   vetted: boolean,
   addressGuard?: AddressGuard,
 ): Upstream => ({
-  name: `er:${identity}`,
+  name: erName(identity),
   url,
   identity,
   vetted,

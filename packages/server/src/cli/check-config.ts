@@ -1,6 +1,6 @@
 import { RouteRegistry } from '@rollup-router/routes';
 import { pino } from 'pino';
-import { routesOptions } from '../build-plugins.js';
+import { routesOptions, statusUpstreams } from '../build-plugins.js';
 import { loadConfig } from '../config/load-config.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
@@ -16,6 +16,7 @@ import { redactConfig } from './redact-config.js';
  */
 export async function checkConfig(file: string, env: NodeJS.ProcessEnv): Promise<string> {
   const { config, overrides } = await loadConfig({ file, env });
+  statusUpstreams(config); // refuses the base chain under a second name, as the server does
   const plugins = await loadPlugins(config.plugins);
   const registry = new RouteRegistry({ ...routesOptions(config.routes), watch: false, health: undefined });
   await registry.start({ log: pino({ level: 'silent' }) });

@@ -28,6 +28,14 @@ export interface RedisLinkView {
   readonly outages: number;
 }
 
+/** What the metrics need to know of the delegation router: its plugin has it. */
+export interface DelegationRouterView {
+  /** Distinct relayed subscriptions, and the upstream subscriptions per upstream label. */
+  relayCounts(): { readonly relayed: number; readonly upstreamSubscriptions: ReadonlyMap<string, number> };
+  /** Delegation records followed live on the base chain's websocket. */
+  readonly followedRecords: () => number;
+}
+
 export interface ServerMetricsOptions {
   readonly processMetrics: boolean;
   readonly version: string;
@@ -109,7 +117,7 @@ export class ServerMetrics {
     if (options.ready) this.readyGauge(options.ready);
     this.upstreamCalls = this.counter(
       'upstream_requests_total',
-      'HTTP requests to upstream Solana nodes, by upstream name (statuses.upstreams[].name, else the URL without path or query, numbered when two share one) and outcome.',
+      'HTTP requests to upstream Solana nodes, by upstream label and outcome: base-chain; er:<identity> for an ER of delegation.identity.allow or pin, er:other for the others; a statuses upstream by statuses.upstreams[].name, else its URL without path or query, numbered when two share one.',
       ['upstream', 'outcome'],
     );
     this.upstreamFailures = this.counter(
@@ -348,6 +356,32 @@ export class ServerMetrics {
         this.inc(link.outages);
       },
     });
+  }
+
+  /** Exports the delegation router's relay and record follower, read at scrape time. */
+  watchDelegationRouter(router: DelegationRouterView): void {
+    this.gauge(
+      'relayed_subscriptions',
+      'accountSubscribe and slotSubscribe subscriptions relayed to the base chain and the ERs (clients holding the same one share it).',
+      [],
+      (g) => g.set(router.relayCounts().relayed),
+    );
+    this.gauge(
+      'relayed_upstream_subscriptions',
+      'Subscriptions held on each upstream websocket of the relay, by upstream label (base-chain, er:<identity>, er:other).',
+      ['upstream'],
+      (g) => {
+        g.reset();
+        for (const [upstream, count] of router.relayCounts().upstreamSubscriptions)
+          g.set({ upstream }, count);
+      },
+    );
+    this.gauge(
+      'delegation_records_followed',
+      "Delegation records followed live (accountSubscribe on the base chain's websocket); the others are read again after delegations.ttlMs.",
+      [],
+      (g) => g.set(router.followedRecords()),
+    );
   }
 
   /** The exposition text and its content type. */

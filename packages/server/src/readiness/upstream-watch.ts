@@ -28,6 +28,8 @@ export class UpstreamWatch {
   private names: readonly string[];
   /** When each configured upstream last answered, by name (an extra upstream's answer is not evidence). */
   private readonly lastAnswers = new Map<string, number>();
+  /** Each configured upstream's failed call or probe since its last answer, by name: what /ready shows of one that is down. */
+  private readonly lastFailures = new Map<string, { readonly at: number; readonly outcome: string }>();
   private lastAnswer: { at: number; upstream: string } | undefined;
   private stopping: AbortController | undefined;
   private readonly client: JsonRpcClient;
@@ -58,11 +60,17 @@ export class UpstreamWatch {
     this.names = this.options.urls.map((url, i) => (named[i]?.url === url ? named[i].name : this.names[i]!));
   }
 
-  /** The statuses plugin's onUpstreamCall hook. */
+  /** The plugins' onUpstreamCall hook (the statuses plugin's, the delegation router's). */
   readonly record = (upstream: string, outcome: string): void => {
-    if (!ANSWERED.has(outcome) || !this.names.includes(upstream)) return;
+    // Aborted: the callers left, which says nothing of the upstream.
+    if (outcome === 'aborted' || !this.names.includes(upstream)) return;
     const at = Date.now();
+    if (!ANSWERED.has(outcome)) {
+      this.lastFailures.set(upstream, { at, outcome });
+      return;
+    }
     this.lastAnswers.set(upstream, at);
+    this.lastFailures.delete(upstream);
     this.lastAnswer = { at, upstream };
   };
 
@@ -76,13 +84,21 @@ export class UpstreamWatch {
       : `no upstream answered in the last ${Math.round(this.options.freshMs / 1000)} s (last: ${this.lastAnswer.upstream}, ${Math.round(age / 1000)} s ago)`;
   }
 
-  /** One entry per configured upstream, `<name>: ...`, joined by `; `. */
+  /**
+   * One entry per configured upstream, `<name>: ...`, joined by `; `; a failure since its
+   * last answer is added (`, last call unreachable 20 ms ago`), so a down upstream shows why.
+   */
   describe(now = Date.now()): string {
     if (!this.configured) return 'none configured';
     return this.names
       .map((name) => {
         const at = this.lastAnswers.get(name);
-        return at === undefined ? `${name}: none answered yet` : `${name}: answered ${now - at} ms ago`;
+        const failed = this.lastFailures.get(name);
+        const entry =
+          at === undefined ? `${name}: none answered yet` : `${name}: answered ${now - at} ms ago`;
+        return failed === undefined
+          ? entry
+          : `${entry}, last call ${failed.outcome} ${now - failed.at} ms ago`;
       })
       .join('; ');
   }
@@ -121,10 +137,12 @@ export class UpstreamWatch {
     });
     // Any JSON-RPC reply, an error included ("node is behind"), proves the upstream is there.
     if (outcome.kind === 'reply') this.record(label, 'ok');
-    else if (outcome.kind !== 'aborted')
+    else if (outcome.kind !== 'aborted') {
+      this.record(label, outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind);
       this.log.warn(
         { upstream: label, cause: outcome.kind, detail: outcome.detail },
         'readiness probe failed',
       );
+    }
   }
 }

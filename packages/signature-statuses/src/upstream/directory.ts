@@ -1,7 +1,7 @@
 import type { AddressGuard } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 import type { StatusEvents } from '../events.js';
-import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
+import type { ExtraUpstream, ResolvedOptions, SignatureStatusesHooks } from '../options.js';
 import { Affinity, type AffinityStore } from './affinity.js';
 import { upstreamNames } from './upstream-names.js';
 
@@ -12,6 +12,8 @@ export interface UpstreamTarget {
    * name (upstreamNames), an extra one's redacted URL. Never holds a path or query.
    */
   readonly name: string;
+  /** What onUpstreamCall reports it as: its name, or the label an extra upstream was given. */
+  readonly label: string;
   readonly timeoutMs: number;
   /**
    * Configured by the operator. An extra upstream (a route node: anyone can register one in
@@ -57,6 +59,7 @@ export class UpstreamDirectory {
     this.configured = options.upstreams.map((u, i) => ({
       url: u.url,
       name: names[i]!,
+      label: names[i]!,
       timeoutMs: u.timeoutMs ?? this.timeoutMs,
       trusted: true,
     }));
@@ -105,7 +108,7 @@ export class UpstreamDirectory {
   /** The configured upstreams, then the extra ones not already among them (extra ones use upstreamTimeoutMs). */
   private async everyUpstream(): Promise<readonly UpstreamTarget[]> {
     if (!this.extraUpstreams) return this.configured;
-    let extra: Awaited<ReturnType<NonNullable<SignatureStatusesHooks['extraUpstreams']>>>;
+    let extra: readonly ExtraUpstream[];
     try {
       extra = await this.extraUpstreams();
     } catch (err) {
@@ -115,14 +118,24 @@ export class UpstreamDirectory {
     const seen = new Set(this.configured.map((t) => normalized(t.url)));
     const all = [...this.configured];
     for (const upstream of extra) {
-      const { url, addressGuard } =
-        typeof upstream === 'string' ? { url: upstream, addressGuard: undefined } : upstream;
+      const { url, addressGuard, label } =
+        typeof upstream === 'string'
+          ? { url: upstream, addressGuard: undefined, label: undefined }
+          : upstream;
       const key = normalized(url);
       if (key === undefined) {
         this.events.log.warn({ upstream: redactUrl(url) }, 'extra upstream is not an http(s) URL; skipped');
       } else if (!seen.has(key)) {
         seen.add(key);
-        all.push({ url, name: this.extraName(url), timeoutMs: this.timeoutMs, trusted: false, addressGuard });
+        const name = this.extraName(url);
+        all.push({
+          url,
+          name,
+          label: label ?? name,
+          timeoutMs: this.timeoutMs,
+          trusted: false,
+          addressGuard,
+        });
       }
     }
     return all;

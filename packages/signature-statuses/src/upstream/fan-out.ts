@@ -88,7 +88,7 @@ export class UpstreamFanOut {
     const signatures = at === undefined ? all : at.map((i) => all[i]!);
     const started = performance.now();
     const outcome = await callUpstream(this.client, target, signatures, history, signal);
-    this.events.upstreamCall(target.name, outcome.kind, performance.now() - started);
+    this.events.upstreamCall(target.label, outcome.kind, performance.now() - started);
     if (outcome.kind === 'ok') return tally.merge(target, at, outcome.result);
     const failure = failureOf(target.name, outcome);
     tally.failures.push(failure);
