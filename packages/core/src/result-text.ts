@@ -9,12 +9,17 @@ const CLOSE_BRACKET = 0x5d;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/** The index just past the string that opens at `at` (a quote). */
+/**
+ * The index just past the string that opens at `at` (a quote). indexOf finds each next
+ * quote at memchr speed: most of a reply's bytes are in strings (base64 account data).
+ */
 function skipString(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
+  let quote = text.indexOf('"', at + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
   }
   return text.length;
 }

@@ -1,22 +1,16 @@
-import * as jsonc from 'jsonc-parser';
+import { memberText } from './result-text.js';
 
 /** A notification's `params.result` as an upstream sent it. */
 export class UpstreamResult {
-  private parsed: { value: unknown } | undefined;
-
   constructor(
     /** The result's own text, byte for byte as the upstream wrote it (u64 fields intact). */
     readonly json: string,
+    /**
+     * The result parsed, for reading its shape (slots, owners): numbers past 2^53 in it are
+     * not exact, so what goes to clients is `json`, never this re-serialized.
+     */
+    readonly value: unknown,
   ) {}
-
-  /**
-   * The result parsed, for reading its shape (slots, owners): numbers past 2^53 in it are
-   * not exact, so what goes to clients is `json`, never this re-serialized. Undefined
-   * when JSON.parse refuses what the tree read took.
-   */
-  get value(): unknown {
-    return (this.parsed ??= { value: parsed(this.json) }).value;
-  }
 }
 
 /** One message from an upstream's pubsub socket: an answer (`id`) or a notification (`method`). */
@@ -29,45 +23,38 @@ export type UpstreamFrame =
       readonly result: UpstreamResult | undefined;
     };
 
-const STRICT = { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false };
+type Message = {
+  readonly id?: unknown;
+  readonly method?: unknown;
+  readonly result?: unknown;
+  readonly error?: unknown;
+  readonly params?: { readonly subscription?: unknown; readonly result?: unknown } | null;
+};
 
 /**
- * Reads one upstream message without turning its result into JavaScript values: the
- * result's text is located (jsonc-parser's tree gives each value's offset and length) and
- * kept as sent. Undefined for anything that is not one JSON-RPC object.
+ * Reads one upstream message, keeping a notification's result as the upstream wrote it:
+ * its text is located in the message (memberText), so what reaches clients is never a
+ * re-serialized copy. Undefined for anything that is not one JSON-RPC object.
  */
 export function readUpstreamFrame(text: string): UpstreamFrame | undefined {
-  const errors: jsonc.ParseError[] = [];
-  const root = jsonc.parseTree(text, errors, STRICT);
-  if (root === undefined || root.type !== 'object' || errors.length > 0) return undefined;
-  const member = (path: jsonc.JSONPath): jsonc.Node | undefined => jsonc.findNodeAtLocation(root, path);
-  const id = member(['id']);
-  if (id?.type === 'number') {
-    const value = (path: string): unknown => {
-      const node = member([path]);
-      return node === undefined ? undefined : (jsonc.getNodeValue(node) as unknown);
-    };
-    return { kind: 'answer', id: id.value as number, result: value('result'), error: value('error') };
-  }
-  const method = member(['method']);
-  if (method?.type !== 'string') return undefined;
-  const subscription = member(['params', 'subscription']);
-  const result = member(['params', 'result']);
-  return {
-    kind: 'notification',
-    method: method.value as string,
-    subscription: subscription === undefined ? undefined : (jsonc.getNodeValue(subscription) as unknown),
-    result:
-      result === undefined
-        ? undefined
-        : new UpstreamResult(text.slice(result.offset, result.offset + result.length)),
-  };
-}
-
-function parsed(json: string): unknown {
+  let message: Message;
   try {
-    return JSON.parse(json) as unknown;
+    message = JSON.parse(text) as Message;
   } catch {
     return undefined;
   }
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  if (typeof message.id === 'number') {
+    return { kind: 'answer', id: message.id, result: message.result, error: message.error };
+  }
+  if (typeof message.method !== 'string') return undefined;
+  const { params } = message;
+  const paramsText = params == null ? undefined : memberText(text, 'params');
+  const resultText = paramsText === undefined ? undefined : memberText(paramsText, 'result');
+  return {
+    kind: 'notification',
+    method: message.method,
+    subscription: params?.subscription,
+    result: resultText === undefined ? undefined : new UpstreamResult(resultText, params?.result),
+  };
 }
