@@ -21,15 +21,11 @@ import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
+import { rpcCall, type RpcReply } from '@rollup-router/test-support/http';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 const B_URL = 'http://127.0.0.1:18899';
 const chainA = new Web3Connection(VALIDATOR_A, 'confirmed');
-
-interface Reply {
-  readonly result?: unknown;
-  readonly error?: { code: number; message: string; data?: unknown };
-}
 
 describe('delegation router: the delegated path (base-chain stand-in, validator B as the ER)', function () {
   this.timeout(60_000);
@@ -43,14 +39,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
   let b: string;
   let payer: Keypair;
 
-  const call = async (method: string, params: unknown): Promise<Reply> => {
-    const res = await fetch(server.base, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as Reply;
-  };
+  const call = (method: string, params: unknown): Promise<RpcReply> => rpcCall(server.base, method, params);
 
   /** A signed legacy transfer from the payer to `to`, with a blockhash of A (base64 wire). */
   const transferTo = async (to: string, extraWritable: string[] = []): Promise<string> => {
@@ -139,7 +128,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(blockhash).to.equal(fromB.result.value.blockhash);
     // isBlockhashValid asks the chain that handed the blockhash out.
     const valid = await call('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
-    expect(valid.result).to.deep.equal((er.passedThrough.get('isBlockhashValid') as Reply).result);
+    expect(valid.result).to.deep.equal((er.passedThrough.get('isBlockhashValid') as RpcReply).result);
     expect(base.methods).to.not.include('isBlockhashValid');
   });
 
@@ -162,7 +151,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     await base.delegate(account, b);
     const reply = await call('sendTransaction', [await transferTo(account), { encoding: 'base64' }]);
     expect(base.methods).to.not.include('sendTransaction');
-    const fromB = er.passedThrough.get('sendTransaction') as Reply;
+    const fromB = er.passedThrough.get('sendTransaction') as RpcReply;
     expect(fromB, 'B received the transaction').to.not.equal(undefined);
     expect(reply.result).to.deep.equal(fromB.result);
     expect(reply.error).to.deep.equal(fromB.error);
@@ -197,13 +186,13 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     const asked = () => base.methods.filter((m) => m === 'getTransaction').length;
     const fromEr = await call('getTransaction', params);
     expect((fromEr.result as { slot: number } | null)?.slot).to.be.a('number');
-    expect(fromEr.result).to.deep.equal((erA.passedThrough.get('getTransaction') as Reply).result);
+    expect(fromEr.result).to.deep.equal((erA.passedThrough.get('getTransaction') as RpcReply).result);
     expect(asked(), 'the ER had it: the base chain was not asked').to.equal(0);
     // The ER forgets it (an ER keeps a short ledger): the base chain's answer comes back.
     erA.fixedResults.set('getTransaction', null);
     const fromBase = await call('getTransaction', params);
     expect(asked()).to.equal(1);
-    expect(fromBase.result).to.deep.equal((base.passedThrough.get('getTransaction') as Reply).result);
+    expect(fromBase.result).to.deep.equal((base.passedThrough.get('getTransaction') as RpcReply).result);
     expect((fromBase.result as { transaction: unknown }).transaction).to.deep.equal(
       (fromEr.result as { transaction: unknown }).transaction,
     );
@@ -225,8 +214,8 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     const delegated = newIdentity();
     await base.delegate(delegated, b);
     const balance = await call('getBalance', [delegated]);
-    expect(balance.result).to.deep.equal((er.passedThrough.get('getBalance') as Reply).result);
-    expect(balance.error).to.deep.equal((er.passedThrough.get('getBalance') as Reply).error);
+    expect(balance.result).to.deep.equal((er.passedThrough.get('getBalance') as RpcReply).result);
+    expect(balance.error).to.deep.equal((er.passedThrough.get('getBalance') as RpcReply).error);
     const keys = [payer.publicKey.toBase58(), delegated];
     const { result } = await call('getMultipleAccounts', [keys, { encoding: 'base64' }]);
     const fromB = er.passedThrough.get('getMultipleAccounts') as { result: { value: unknown[] } };
@@ -332,7 +321,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
       Buffer.from(tx.serialize()).toString('base64'),
       { encoding: 'base64' },
     ]);
-    const fromB = er.passedThrough.get('sendTransaction') as Reply;
+    const fromB = er.passedThrough.get('sendTransaction') as RpcReply;
     expect(reply.error ?? null).to.deep.equal(fromB.error ?? null);
     expect(base.methods.filter((m) => m === 'sendTransaction').length).to.equal(before);
   });

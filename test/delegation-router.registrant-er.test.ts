@@ -12,12 +12,8 @@ import { transferWriting, withSignature } from '@rollup-router/test-support/tran
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import bs58 from 'bs58';
+import { rpcCall, type RpcReply } from '@rollup-router/test-support/http';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
-
-interface Reply {
-  readonly result?: unknown;
-  readonly error?: { code: number; message: string; data?: unknown };
-}
 
 describe('delegation router: an ER anyone registered on chain decides nothing for other clients', function () {
   this.timeout(60_000);
@@ -27,14 +23,7 @@ describe('delegation router: an ER anyone registered on chain decides nothing fo
   let server: ServerProcess;
   let dir: ReturnType<typeof tempDir>;
 
-  const call = async (method: string, params: unknown): Promise<Reply> => {
-    const res = await fetch(server.base, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as Reply;
-  };
+  const call = (method: string, params: unknown): Promise<RpcReply> => rpcCall(server.base, method, params);
 
   before(async function () {
     await skipUnlessValidatorA(this, VALIDATOR_A);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { rpcCall, type RpcReply } from '@rollup-router/test-support/http';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 describe('delegation router: a transaction sent straight to a vetted ER', function () {
@@ -23,14 +24,7 @@ describe('delegation router: a transaction sent straight to a vetted ER', functi
     confirmationStatus: 'finalized',
   };
 
-  const call = async (method: string, params: unknown): Promise<{ result?: unknown }> => {
-    const res = await fetch(server.base, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as { result?: unknown };
-  };
+  const call = (method: string, params: unknown): Promise<RpcReply> => rpcCall(server.base, method, params);
 
   before(async function () {
     await skipUnlessValidatorA(this, VALIDATOR_A);

@@ -51,6 +51,18 @@ export async function post(
   return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
 }
 
+/** A JSON-RPC answer as a test reads it. */
+export interface RpcReply {
+  readonly result?: unknown;
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
+}
+
+/** One JSON-RPC call (id 1) posted to `url`, its answer parsed. */
+export async function rpcCall(url: string, method: string, params?: unknown): Promise<RpcReply> {
+  const { text } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  return JSON.parse(text) as RpcReply;
+}
+
 export interface LogLine {
   level: number;
   msg: string;

@@ -2,9 +2,13 @@ import { ErrorCode, RpcError, SerializedResult, type PluginContext } from '@roll
 import { deriveWsUrl } from '@rollup-router/core/internal';
 import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
+import { LRUCache } from 'lru-cache';
 import type { DelegationRecord } from '../delegation/record-codec.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
+
+/** ERs routing may not use, remembered so as to warn once each. */
+const MAX_UNKNOWN_ERS = 1000;
 
 type Logger = PluginContext['log'];
 
@@ -54,8 +58,11 @@ export class PubsubRelay {
   private readonly held = new Map<string, Held>();
   /** Held accountSubscribe subscriptions by account: what a delegation change moves. */
   private readonly byAccount = new Map<string, Set<Held>>();
-  /** ERs the route table does not list, warned of once each. */
-  private readonly unknownErs = new Set<string>();
+  /**
+   * ERs routing may not use, warned of once each while remembered: bounded, since anyone can
+   * delegate an account to an identity of their choosing and subscribe to it.
+   */
+  private readonly unknownErs = new LRUCache<string, true>({ max: MAX_UNKNOWN_ERS });
   private readonly stopListening: () => void;
   private stopped = false;
 
@@ -235,10 +242,10 @@ export class PubsubRelay {
       return this.routing.erOfRecord(record);
     } catch {
       if (!this.unknownErs.has(record.authority)) {
-        this.unknownErs.add(record.authority);
+        this.unknownErs.set(record.authority, true);
         this.log()?.warn(
           { identity: record.authority },
-          'account delegated to an ER the route table does not list; notified from the base chain only',
+          'account delegated to an ER routing may not use (not listed, or not allowed); notified from the base chain only',
         );
       }
       return undefined;
