@@ -100,7 +100,7 @@ export class UpstreamPool {
     this.held.delete(key);
     socket.unsubscribe(key);
     if (socket.size > 0 || socket === this.sockets[0]) return;
-    socket.stop();
+    socket.end();
     this.sockets.splice(this.sockets.indexOf(socket), 1);
   }
 

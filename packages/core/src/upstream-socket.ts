@@ -7,6 +7,9 @@ import { withoutCredentials } from './url-credentials.js';
 
 export { UpstreamResult } from './upstream-frame.js';
 
+/** How long an ended socket's close handshake may take before it is destroyed. */
+const CLOSE_GRACE_MS = 2000;
+
 /** One subscription relayed to an upstream, in Solana's pubsub terms. */
 export interface UpstreamSubscription {
   /** The subscribe method, e.g. `accountSubscribe`. */
@@ -94,6 +97,8 @@ export class UpstreamSocket {
   private readonly byUpstreamId = new Map<number, Entry>();
   /** Answers to subscribes whose last client left meanwhile: unsubscribed (with this method) once they come. */
   private readonly abandoned = new Map<number, string>();
+  /** Set while `end()` waits for the answers of abandoned subscribes. */
+  private ending: (() => void) | undefined;
   private readonly url: string;
   private readonly headers: Record<string, string>;
   /** Whether the last failure was logged: one warning per outage, not one per retry. */
@@ -148,6 +153,7 @@ export class UpstreamSocket {
 
   stop(): void {
     this.running = false;
+    this.ending = undefined;
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
     this.socket?.terminate();
@@ -157,6 +163,31 @@ export class UpstreamSocket {
     this.requests.clear();
     this.byUpstreamId.clear();
     this.abandoned.clear();
+  }
+
+  /**
+   * Stops once what it owes the upstream is sent: the unsubscribes of subscriptions whose
+   * subscribe is still unanswered (their answers carry the ids), then a close handshake, the
+   * socket destroyed CLOSE_GRACE_MS later if the upstream does not answer it. `stop()`
+   * destroys it at once, dropping them: a pool's extra socket left with nothing ends this way.
+   */
+  end(): void {
+    const socket = this.socket;
+    if (socket === undefined || !this.open) return this.stop();
+    this.running = false;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    const finish = (): void => {
+      if (this.ending !== finish) return;
+      this.ending = undefined;
+      this.socket = undefined;
+      this.stop();
+      socket.close(1000, 'no subscriptions left');
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+    };
+    this.ending = finish;
+    if (this.abandoned.size === 0) return finish();
+    setTimeout(finish, CLOSE_GRACE_MS).unref();
   }
 
   /** Subscribes `key` upstream (now if open, else once connected); a key already held is left as it is. */
@@ -309,6 +340,7 @@ export class UpstreamSocket {
     if (abandonedWith !== undefined) {
       this.abandoned.delete(id);
       if (upstreamId !== undefined) this.request(abandonedWith, [upstreamId]);
+      if (this.abandoned.size === 0) this.ending?.();
       return;
     }
     if (upstreamId === undefined) {
