@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
 import { RpcError } from './errors.js';
-import type { JsonRpcClient, JsonRpcOutcome } from './jsonrpc-client.js';
+import type { JsonRpcClient } from './jsonrpc-client.js';
+import type { UpstreamCallOutcome } from './upstream-call.js';
 import { defineMethod, type MaybePromise, type MethodDefinition, type Schema } from './method.js';
 import type { DeclaredError } from './plugin.js';
 import { RawJson } from './raw-json.js';
@@ -16,9 +17,6 @@ export interface ForwardTarget {
   readonly addressGuard?: AddressGuard;
 }
 
-/** How a forwarded call ended: `ok`, the node's own JSON-RPC error, or no usable answer. */
-export type ForwardOutcome = 'ok' | 'error_reply' | 'too_large' | Exclude<JsonRpcOutcome['kind'], 'reply'>;
-
 export interface ForwarderOptions<T extends ForwardTarget = ForwardTarget> {
   readonly timeoutMs: number;
   /**
@@ -29,7 +27,7 @@ export interface ForwarderOptions<T extends ForwardTarget = ForwardTarget> {
   /** Where the details of a failure go (an HTTP status, a host): never to the client. */
   readonly log?: () => Logger | undefined;
   /** Told of every call: which node, how it ended, how long it took. */
-  readonly observe?: (target: T, outcome: ForwardOutcome, ms: number) => void;
+  readonly observe?: (target: T, outcome: UpstreamCallOutcome, ms: number) => void;
 }
 
 export interface ForwardCall {
@@ -90,7 +88,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     const ms = performance.now() - started;
     if (outcome.kind === 'reply') {
       const { reply, text } = outcome;
-      this.options.observe?.(target, reply.error == null ? 'ok' : 'error_reply', ms);
+      this.options.observe?.(target, reply.error == null ? 'ok' : 'rpc_error', ms);
       if (reply.error != null) {
         const { code, message, data } = reply.error;
         throw new RpcError(code, message, data);
@@ -98,14 +96,14 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       return { value: reply.result, text };
     }
     if (outcome.kind === 'bad_reply' && outcome.problem === 'too_large') {
-      this.options.observe?.(target, 'too_large', ms);
+      this.options.observe?.(target, 'bad_response', ms);
       throw RpcError.from(this.options.errors.tooLarge, {
         upstream: target.name,
         method,
         limitBytes: call.maxReplyBytes,
       });
     }
-    this.options.observe?.(target, outcome.kind, ms);
+    this.options.observe?.(target, outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind, ms);
     const detail = outcome.kind === 'bad_reply' ? `${outcome.problem}: ${outcome.detail}` : outcome.detail;
     throw this.unavailable(target, method, outcome.kind, detail);
   }

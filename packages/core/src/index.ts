@@ -80,7 +80,6 @@ export {
   type ForwardCall,
   type ForwardedMethod,
   type ForwarderOptions,
-  type ForwardOutcome,
   type ForwardTarget,
 } from './forwarding.js';
 export { elementTexts, memberText, resultText } from './result-text.js';

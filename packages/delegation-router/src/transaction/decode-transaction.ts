@@ -220,11 +220,13 @@ export function decodeWireTransaction(
     if (unsigned === undefined && feePayerSignature.every((b) => b === 0))
       return { ok: false, reason: 'the fee payer has no signature' };
     const lookups = lookupsOf(message);
+    // base58 on demand (a simulation never needs it), once: a send compares, remembers and tracks it.
+    let signature: string | undefined;
     return {
       ok: true,
       tx: {
         get signature() {
-          return base58Text.decode(feePayerSignature);
+          return (signature ??= base58Text.decode(feePayerSignature));
         },
         signed: {
           feePayer: message.staticAccounts[0]!,

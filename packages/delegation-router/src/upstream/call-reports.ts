@@ -1,6 +1,5 @@
 import {
   emitGuarded,
-  type ForwardOutcome,
   type ForwarderOptions,
   type PluginContext,
   type UpstreamCallObserver,
@@ -30,34 +29,16 @@ export function reportUpstreamCalls(
   log: () => PluginContext['log'] | undefined,
 ): CallObserver {
   const observers = [(e: UpstreamCallEvent) => onUpstreamCall(e.upstream, e.outcome, e.ms)];
-  let pending: { upstream: Upstream; outcome: ForwardOutcome; ms: number }[] = [];
+  let pending: { upstream: Upstream; outcome: UpstreamCallOutcome; ms: number }[] = [];
   const flush = (): void => {
     const reports = pending;
     pending = [];
     for (const { upstream, outcome, ms } of reports) {
-      const event = { upstream: labels.of(upstream), outcome: callOutcome(outcome), ms };
+      const event = { upstream: labels.of(upstream), outcome, ms };
       emitGuarded(observers, event, log(), 'onUpstreamCall');
     }
   };
   return (upstream, outcome, ms) => {
     if (pending.push({ upstream, outcome, ms }) === 1) setImmediate(flush);
   };
-}
-
-/**
- * A forwarded call's outcome in onUpstreamCall's words (the statuses plugin's): the node's
- * own JSON-RPC error is `rpc_error`; a reply that is not one, or past its cap, `bad_response`.
- * An answer that parses but is not what the method returns is `ok` here (the node answered)
- * and -32071 to the caller.
- */
-export function callOutcome(outcome: ForwardOutcome): UpstreamCallOutcome {
-  switch (outcome) {
-    case 'error_reply':
-      return 'rpc_error';
-    case 'bad_reply':
-    case 'too_large':
-      return 'bad_response';
-    default:
-      return outcome;
-  }
 }
