@@ -121,6 +121,33 @@ describe('rollup-router CLI: arguments and config checking', function () {
     });
   }
 
+  it('an unknown key is named with the known key it most likely meant, at any depth', async () => {
+    const typos: [unknown, string][] = [
+      [{ prot: 8080 }, '/prot is not a known member (did you mean "port"?)'],
+      [{ routes: { chian: {} } }, '/routes/chian is not a known member (did you mean "chain"?)'],
+    ];
+    for (const [config, message] of typos) {
+      const r = await runCli(['check-config', writeJson(join(tmp.dir, 'typo.json'), config)]);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.include(message);
+    }
+    const far = await runCli(['check-config', writeJson(join(tmp.dir, 'far.json'), { zzzzzz: 1 })]);
+    expect(far.stderr).to.include('/zzzzzz is not a known member (rule: additionalProperties)');
+  });
+
+  it("a host that is not this machine's is a bad setting: exit 2 naming the host and /host, no log line", async () => {
+    for (const [host, why] of [
+      ['999.1.1.1', 'the name does not resolve (ENOTFOUND)'],
+      ['192.0.2.1', 'it is not an address of this machine (EADDRNOTAVAIL)'],
+    ]) {
+      const r = await runCli(['--host', host, '--port', '0'], {}, tmp.dir);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.include(`cannot listen on host ${host} for the HTTP port: ${why}`);
+      expect(r.stderr).to.include('/host (HOST)');
+      expect(r.stdout).not.to.include('could not start');
+    }
+  });
+
   it('check-config rejects a routes file with a bad entry, naming the entry and field', async () => {
     const routes = writeJson(join(tmp.dir, 'routes.json'), [
       { identity: pubkey(), fqdn: 'https://er.example.com', baseFee: 0, blockTimeMs: 50, countryCode: 'XXX' },

@@ -66,6 +66,8 @@ describe('rollup-router: paths in a config file and errors at start', function (
     expect(r.stderr).to.include(join(configDir.dir, 'routes.json'));
     expect(r.stderr).to.include('field countryCode');
     expect(r.stdout).not.to.include('listening');
+    // Told once: not again as a log line on stdout.
+    expect(r.stdout).not.to.include('field countryCode');
   });
 
   it('serve with a missing routes file: stderr, exit 2', async () => {

@@ -1,5 +1,6 @@
 import type { ValidationFailure } from './errors.js';
 import type { Schema } from './method.js';
+import { closestName } from './closest-name.js';
 import { compileSchema } from './validation.js';
 
 type Node = Record<string, unknown>;
@@ -56,6 +57,24 @@ function withAllowedValues(failure: ValidationFailure): ValidationFailure {
   return failure;
 }
 
+/** The member names a schema node allows (its own properties and its allOf parts'). */
+function knownNames(node: Node | undefined): string[] {
+  if (!node) return [];
+  const own = isNode(node.properties) ? Object.keys(node.properties) : [];
+  const parts = Array.isArray(node.allOf) ? node.allOf.filter(isNode).flatMap(knownNames) : [];
+  return [...own, ...parts];
+}
+
+/** An unexpected member names itself and, when one is close, the known member it may have meant. */
+function unknownMember(schema: Schema, failure: ValidationFailure): ValidationFailure {
+  const name = String(failure.params.additionalProperty);
+  const parent = failure.path.slice(0, failure.path.lastIndexOf('/'));
+  const known = knownNames(schemaAt(schema, parent));
+  const suggestion = closestName(name, known);
+  const hint = suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`;
+  return { ...failure, message: `is not a known member${hint}` };
+}
+
 /**
  * A failure inside a `oneOf` is reported by ajv against its first branch ("must be equal
  * to constant" for `rateLimit: {points: 1}`); the branch of the value's own type says
@@ -67,6 +86,7 @@ export function explainFailure(
   value: unknown,
   failure: ValidationFailure,
 ): ValidationFailure {
+  if (failure.rule === 'additionalProperties') return unknownMember(schema, failure);
   let pointer = failure.path === '/' ? '' : failure.path;
   for (;;) {
     const node = schemaAt(schema, pointer);

@@ -151,6 +151,6 @@ describe('callLog: which calls get a log line', () => {
     expect(attempt({ level: 'silent' })).to.throw(
       '/callLog/level must be one of: "fatal", "error", "warn", "info", "debug", "trace" (enum)',
     );
-    expect(attempt({ every: 10 })).to.throw('/callLog/every must NOT have additional properties');
+    expect(attempt({ every: 10 })).to.throw('/callLog/every is not a known member');
   });
 });

@@ -43,7 +43,6 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
     // A bad routes file or plugin module is an invalid configuration, told like the others.
     const invalid = invalidInputMessage(err);
     if (invalid !== undefined) {
-      logger.error(err instanceof RouteListError ? { issues: err.issues } : {}, invalid);
       flush();
       return fail(INVALID, invalid);
     }

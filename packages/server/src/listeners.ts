@@ -85,6 +85,7 @@ export async function listenOrStop(
       await listenOn(metricsServer, config.metrics.port!, config.metrics.host ?? config.host, {
         what: 'the metrics port',
         key: '/metrics/port',
+        ...(config.metrics.host === undefined ? {} : { hostKey: '/metrics/host' }),
       });
     if (socketServer)
       await listenOn(socketServer, socketPort(config), config.host, {
