@@ -9,7 +9,13 @@ import {
   getStructDecoder,
   type ReadonlyUint8Array,
 } from '@solana/codecs';
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import {
+  getBase58Decoder,
+  getBase58Encoder,
+  isSolanaError,
+  SOLANA_ERROR__CODECS__CANNOT_DECODE_EMPTY_BYTE_ARRAY,
+  SOLANA_ERROR__CODECS__INVALID_BYTE_LENGTH,
+} from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 
 /** The fee payer's key and signature over the message bytes (views into the wire bytes). */
@@ -109,22 +115,63 @@ function versionOf(version: number): 0 {
   return version;
 }
 
+/** The parts of a wire transaction, in order, as a reason names them. */
+type Part =
+  'signatures' | 'header' | 'account keys' | 'recent blockhash' | 'instructions' | 'address table lookups';
+
+/**
+ * What a codec's failure inside `part` means to the sender, in the transaction's terms: the
+ * codecs' own text ("Codec [fixCodecSize] expected 64 bytes, got 7.") names their internals.
+ */
+class MalformedPart extends Error {
+  constructor(part: Part, length: number, cause: unknown) {
+    const short =
+      isSolanaError(cause, SOLANA_ERROR__CODECS__INVALID_BYTE_LENGTH) ||
+      isSolanaError(cause, SOLANA_ERROR__CODECS__CANNOT_DECODE_EMPTY_BYTE_ARRAY);
+    super(
+      short
+        ? `it ends inside its ${part} (${length} byte${length === 1 ? '' : 's'} in all)`
+        : `its ${part} cannot be read: ${(cause as Error).message}`,
+    );
+  }
+}
+
 /** The message from `offset`: its version, header, static keys and v0 lookups, and where it ends. */
 function readMessage(bytes: Uint8Array, offset: number) {
   const first = bytes[offset];
-  if (first === undefined) throw new Error('the message is missing');
+  if (first === undefined)
+    throw new Error(
+      `it ends before its message (${bytes.length} byte${bytes.length === 1 ? '' : 's'} in all)`,
+    );
   const version: 'legacy' | 0 = first & VERSION_FLAG ? versionOf(first & 0x7f) : 'legacy';
   let at = version === 'legacy' ? offset : offset + 1;
-  const [header, afterHeader] = headerDecoder.read(bytes, at);
-  const [staticAccounts, afterAccounts] = accountsDecoder.read(bytes, afterHeader);
-  at = key.read(bytes, afterAccounts)[1]; // the blockhash: routing needs none of it
-  at = instructionsDecoder.read(bytes, at)[1];
-  let lookups: ReturnType<typeof lookupsDecoder.decode> = [];
-  if (version === 0) [lookups, at] = lookupsDecoder.read(bytes, at);
-  return { version, header, staticAccounts, lookups, end: at };
+  let part: Part = 'header';
+  try {
+    const [header, afterHeader] = headerDecoder.read(bytes, at);
+    part = 'account keys';
+    const [staticAccounts, afterAccounts] = accountsDecoder.read(bytes, afterHeader);
+    part = 'recent blockhash';
+    at = key.read(bytes, afterAccounts)[1]; // routing needs none of it
+    part = 'instructions';
+    at = instructionsDecoder.read(bytes, at)[1];
+    let lookups: ReturnType<typeof lookupsDecoder.decode> = [];
+    part = 'address table lookups';
+    if (version === 0) [lookups, at] = lookupsDecoder.read(bytes, at);
+    return { version, header, staticAccounts, lookups, end: at };
+  } catch (err) {
+    throw new MalformedPart(part, bytes.length, err);
+  }
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function readSignatures(bytes: Uint8Array): [ReadonlyUint8Array[], number] {
+  try {
+    return signaturesDecoder.read(bytes, 0);
+  } catch (err) {
+    throw new MalformedPart('signatures', bytes.length, err);
+  }
+}
 
 /** The bytes of a wire transaction in `encoding`; Agave's default is base58. */
 function wireBytes(wire: string, encoding: 'base58' | 'base64'): Uint8Array {
@@ -206,7 +253,7 @@ export function decodeWireTransaction(
     return { ok: false, reason: `the transaction is not ${encoding}: ${(err as Error).message}` };
   }
   try {
-    const [signatures, messageStart] = signaturesDecoder.read(bytes, 0);
+    const [signatures, messageStart] = readSignatures(bytes);
     const message = readMessage(bytes, messageStart);
     const issue = messageIssue(message, bytes.length);
     if (issue !== undefined)
