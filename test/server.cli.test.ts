@@ -139,7 +139,7 @@ describe('rollup-router CLI: arguments and config checking', function () {
     for (const [host, why] of [
       ['999.1.1.1', 'the name does not resolve (ENOTFOUND)'],
       ['192.0.2.1', 'it is not an address of this machine (EADDRNOTAVAIL)'],
-    ]) {
+    ] as const) {
       const r = await runCli(['--host', host, '--port', '0'], {}, tmp.dir);
       expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr).to.include(`cannot listen on host ${host} for the HTTP port: ${why}`);
