@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const packageDirs = ['core', 'solana', 'routes', 'signature-statuses', 'delegation-router', 'server'].map(
@@ -147,7 +148,7 @@ describe('packaging: the published tarballs and what installing them pulls in', 
 
       it('supports the Node.js versions the root package and docs/node-versions.md state', () => {
         const supported = readJson<Manifest>('package.json').engines?.node;
-        expect(supported).to.match(/\^22\.12\.0 \|\| >=24/);
+        expect(supported).to.match(/\^22\.13\.0 \|\| >=24/);
         expect(manifest.engines?.node).to.equal(supported);
         expect(readFileSync(path.join(root, 'docs/node-versions.md'), 'utf8')).to.contain(
           `\`engines\`: \`${supported}\``,
@@ -278,3 +279,21 @@ function resolveInLock(lock: Record<string, Manifest>, from: string, name: strin
     if (candidate in lock || dir === '') return candidate;
   }
 }
+
+describe('Node.js versions', () => {
+  it('every package the lock installs accepts the first release of each Node line we state (no EBADENGINE)', () => {
+    const supported = readJson<Manifest>('package.json').engines!.node!;
+    const firsts = supported.split('||').map((range) => semver.minVersion(range.trim())!.version);
+    const lock = readJson<{ packages: Record<string, { engines?: { node?: string } | string[] }> }>(
+      'package-lock.json',
+    );
+    const refusing = Object.entries(lock.packages).flatMap(([where, pkg]) => {
+      const wanted = Array.isArray(pkg.engines) ? undefined : pkg.engines?.node;
+      if (wanted === undefined) return [];
+      return firsts
+        .filter((node) => !semver.satisfies(node, wanted))
+        .map((node) => `${where} (${wanted}) refuses ${node}`);
+    });
+    expect(refusing).to.deep.equal([]);
+  });
+});
