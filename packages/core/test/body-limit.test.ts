@@ -142,3 +142,54 @@ describe('a client that goes away mid-body', () => {
     }
   });
 });
+
+describe('a request refused before its body is read, on a connection that closes after it', () => {
+  let server: Listening;
+  /** Resolves once the server has sent its reply to the request in flight. */
+  let replied: () => void = () => undefined;
+  before(async () => {
+    const rpc = createRpc({ logger: createLogger({ level: 'silent' }), methods: [ping] });
+    const listener = createNodeListener(rpc);
+    server = await listen((req, res) => {
+      res.once('finish', () => replied());
+      listener(req, res);
+    });
+  });
+  after(() => server.close());
+
+  /**
+   * Sends a PATCH's head and the first part of its body, leaves the reply unread until the
+   * server has sent it, then sends the rest of the body and reads: what an uploader that
+   * writes its whole request before reading sees when the reply comes early.
+   */
+  async function lateReader(): Promise<{ reply: string; error: string | undefined }> {
+    const body = Buffer.alloc(640 * 1024, 0x20);
+    const socket = net.connect(server.port, '127.0.0.1');
+    socket.pause();
+    let error: string | undefined;
+    socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+    const sent = new Promise<void>((resolve) => (replied = resolve));
+    socket.write(
+      `PATCH / HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, 1024));
+    await sent;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    socket.end(body.subarray(1024));
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (reply += chunk));
+    socket.resume();
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    return { reply, error };
+  }
+
+  it('still gets its 405: the connection closes in stages, not with a reset (EPIPE)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { reply, error } = await lateReader();
+      expect(error).to.equal(undefined);
+      expect(reply).to.match(/^HTTP\/1\.1 405 /);
+      expect(reply).to.include('HTTP method PATCH is not allowed; use POST');
+    }
+  });
+});

@@ -107,8 +107,8 @@ export function fixedHeaders(headers: Readonly<Record<string, string>> | undefin
  */
 export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHeaders = []): void {
   if (res.headersSent || res.destroyed) return;
-  if (reply.lingerBeforeClose === true) lingerThenClose(res);
   const own = reply.headers;
+  if (reply.lingerBeforeClose === true || closesOnUnreadBody(res, own)) lingerThenClose(res);
   if (reply.body !== undefined) own['content-length'] = String(Buffer.byteLength(reply.body));
   if (fixed.length === 0) {
     res.writeHead(reply.status, own);
@@ -119,6 +119,16 @@ export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHe
     res.writeHead(reply.status, head);
   }
   res.end(reply.body);
+}
+
+/**
+ * A reply that ends the connection (the client asked, HTTP/1.0, or ours says so) while the
+ * request's body is still arriving: a refusal decided by the method or headers alone (405,
+ * 401, 429, a shutdown's 503) is sent before the body is read. Closed at once, the client's
+ * bytes still in flight would reset the connection and destroy the reply unread (EPIPE).
+ */
+function closesOnUnreadBody(res: ServerResponse, own: Record<string, string>): boolean {
+  return !res.req.complete && (!res.shouldKeepAlive || own['connection'] === 'close');
 }
 
 export function splitUrl(url: string | undefined): { path: string; query: string } {
