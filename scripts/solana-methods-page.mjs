@@ -20,6 +20,8 @@ const ROUTES = {
   transaction: 'the chain that holds the writable accounts of the transaction `params[0]`',
   message: 'the chain that holds the writable accounts of the message `params[0]`',
   blockhash: 'the chain that handed out the blockhash `params[0]`, else the base chain',
+  program: "the base chain, plus the program's delegated accounts from their ERs (below)",
+  history: "the base chain; a delegated account's ER signatures first (below)",
 };
 
 /** The page's table, in Markdown: one row per method of the table. */

@@ -21,10 +21,15 @@ import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
-import { rpcCall, type RpcReply } from '@rollup-router/test-support/http';
+import { post, rpcCall, type RpcReply } from '@rollup-router/test-support/http';
+import { randomSignature } from '@rollup-router/test-support/solana';
+import net from 'node:net';
+import { getBase58Decoder } from '@solana/kit';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 const B_URL = 'http://127.0.0.1:18899';
+const base58Text = getBase58Decoder();
+const bs58 = (bytes: Uint8Array): string => base58Text.decode(bytes);
 const chainA = new Web3Connection(VALIDATOR_A, 'confirmed');
 
 describe('delegation router: the delegated path (base-chain stand-in, validator B as the ER)', function () {
@@ -34,6 +39,8 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
   /** A second ER, a pass-through to validator A: one that takes transactions, which B does not. */
   let erA: DelegationChain;
   const erAIdentity = newIdentity();
+  /** An ER the route table lists at a port nothing listens on. */
+  const downIdentity = newIdentity();
   let server: ServerProcess;
   let dir: ReturnType<typeof tempDir>;
   let b: string;
@@ -69,12 +76,14 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     base = await DelegationChain.start(VALIDATOR_A);
     er = await DelegationChain.start(B_URL);
     erA = await DelegationChain.start(VALIDATOR_A);
+    const downUrl = await closedPortUrl();
     dir = tempDir();
     server = await serveWith(dir.dir, {
       routes: {
         routes: [
           { identity: b, fqdn: er.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' },
           { identity: erAIdentity, fqdn: erA.url, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' },
+          { identity: downIdentity, fqdn: downUrl, baseFee: 0, blockTimeMs: 50, countryCode: 'DEU' },
         ],
         allowInsecure: true,
       },
@@ -82,6 +91,7 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
       delegation: {
         baseChain: { url: base.url, wsUrl: base.wsUrl },
         delegations: { ttlMs: 600_000, followedTtlMs: 600_000 },
+        programAccounts: { maxDelegated: 3 },
       },
       // The second ER is trusted for statuses (listed): what was sent to it is asked of it first.
       // Its websocket is the stand-in's, which refuses signatureSubscribe: subscriptions are polled.
@@ -368,4 +378,270 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     expect(error?.code).to.equal(-32602);
     expect(JSON.stringify(error)).to.match(/params\/0/);
   });
+  describe("getProgramAccounts: the base chain's list plus the program's delegated accounts from their ERs", () => {
+    // The delegation program has no binary on the offline peers: the base-chain stand-in
+    // answers its getProgramAccounts (records and delegated accounts, owned by it) and passes
+    // the program's own list to validator A.
+    let program: string;
+    /** On A, owned by the program, never delegated. */
+    let plain: string;
+    /** On A, owned by the program, and delegated in the stand-in: its ER's entry replaces A's. */
+    let both: string;
+    /** Delegated, held only by the stand-ins (the base copy's data differs from the ER's). */
+    let onlyEr: string;
+    const erDataOfBoth = new Uint8Array(16).fill(7);
+    const erDataOfOnlyEr = Uint8Array.from({ length: 24 }, (_, i) => i + 1);
+
+    const createOnA = async (space: number): Promise<string> => {
+      const account = Keypair.generate();
+      const tx = new Transaction().add(
+        SystemProgram.createAccount({
+          fromPubkey: payer.publicKey,
+          newAccountPubkey: account.publicKey,
+          lamports: await chainA.getMinimumBalanceForRentExemption(space),
+          space,
+          programId: new PublicKey(program),
+        }),
+      );
+      await chainA
+        .sendTransaction(tx, [payer, account])
+        .then((sig) => chainA.confirmTransaction(sig, 'confirmed'));
+      return account.publicKey.toBase58();
+    };
+    const raw = async (params: unknown): Promise<{ text: string; reply: RpcReply }> => {
+      const { text } = await post(
+        server.base,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params }),
+      );
+      return { text, reply: JSON.parse(text) as RpcReply };
+    };
+    type Keyed = { pubkey: string; account: { data: unknown; owner: string } };
+    const byKey = (list: unknown): Map<string, Keyed['account']> =>
+      new Map((list as Keyed[]).map((k) => [k.pubkey, k.account]));
+    const erReads = () => er.paramsOf.get('getMultipleAccounts')?.length ?? 0;
+
+    before(async () => {
+      program = newIdentity();
+      plain = await createOnA(16);
+      both = await createOnA(16);
+      onlyEr = newIdentity();
+      await base.delegateProgramAccount(both, b, program, new Uint8Array(16));
+      er.putAccount(both, erDataOfBoth, program);
+      await base.delegateProgramAccount(onlyEr, b, program, new Uint8Array(24));
+      er.putAccount(onlyEr, erDataOfOnlyEr, program);
+    });
+
+    it("lists each delegated account with its ER's data (one read of the ER), replacing A's entry, rentEpoch u64::MAX as written", async () => {
+      const reads = erReads();
+      const { text, reply } = await raw([program, { encoding: 'base64' }]);
+      expect(reply.error, text).to.equal(undefined);
+      const accounts = byKey(reply.result);
+      expect([...accounts.keys()].sort()).to.deep.equal([plain, both, onlyEr].sort());
+      expect(accounts.get(both)!.data).to.deep.equal([
+        Buffer.from(erDataOfBoth).toString('base64'),
+        'base64',
+      ]);
+      expect(accounts.get(onlyEr)!.data).to.deep.equal([
+        Buffer.from(erDataOfOnlyEr).toString('base64'),
+        'base64',
+      ]);
+      expect(accounts.get(both)!.owner).to.equal(program);
+      const direct = await chainA.getAccountInfo(new PublicKey(plain));
+      expect(accounts.get(plain)!.data).to.deep.equal([
+        Buffer.from(direct!.data).toString('base64'),
+        'base64',
+      ]);
+      // A's entry and both ER entries: three u64::MAX as the chains wrote them.
+      expect(text.split('"rentEpoch":18446744073709551615').length - 1, text).to.equal(3);
+      expect(erReads() - reads, 'one getMultipleAccounts of the ER').to.equal(1);
+      expect(er.paramsOf.get('getMultipleAccounts')!.at(-1)![0]).to.have.members([both, onlyEr]);
+    });
+
+    it("applies dataSize and memcmp to the ER's data, keeps dataSlice, encoding and withContext as asked", async () => {
+      // memcmp on the ER's bytes (the base copy holds zeros there).
+      const { reply } = await raw([
+        program,
+        {
+          encoding: 'base58',
+          dataSlice: { offset: 1, length: 3 },
+          withContext: true,
+          filters: [{ dataSize: 24 }, { memcmp: { offset: 2, bytes: bs58(Uint8Array.of(3, 4)) } }],
+        },
+      ]);
+      const { context, value } = reply.result as { context: { slot: number }; value: Keyed[] };
+      expect(context.slot).to.be.a('number');
+      expect(value.map((k) => k.pubkey)).to.deep.equal([onlyEr]);
+      expect(value[0]!.account.data).to.deep.equal([bs58(erDataOfOnlyEr.subarray(1, 4)), 'base58']);
+      // The ER's data does not match what the base copy would.
+      const none = await raw([
+        program,
+        { encoding: 'base64', filters: [{ memcmp: { offset: 2, bytes: bs58(Uint8Array.of(0, 0)) } }] },
+      ]);
+      expect([...byKey(none.reply.result).keys()]).to.not.include.members([onlyEr, both]);
+      const small = await raw([program, { encoding: 'base64', filters: [{ dataSize: 16 }] }]);
+      expect([...byKey(small.reply.result).keys()].sort()).to.deep.equal([plain, both].sort());
+      expect(byKey(small.reply.result).get(both)!.data).to.deep.equal([
+        Buffer.from(erDataOfBoth).toString('base64'),
+        'base64',
+      ]);
+    });
+
+    it('past delegation.programAccounts.maxDelegated it is -32077 naming the program and the cap', async () => {
+      const crowded = newIdentity();
+      for (let i = 0; i < 4; i++)
+        await base.delegateProgramAccount(newIdentity(), b, crowded, new Uint8Array(8));
+      const { reply } = await raw([crowded, { encoding: 'base64' }]);
+      expect(reply.error).to.deep.equal({
+        code: -32603,
+        message: 'Too many delegated accounts',
+        data: { code: -32077, program: crowded, delegated: 4, maxDelegated: 3 },
+      });
+    });
+
+    it('an ER that does not answer is -32071 naming it, not a list without its accounts', async () => {
+      const stranded = newIdentity();
+      await base.delegateProgramAccount(newIdentity(), downIdentity, stranded, new Uint8Array(8));
+      const { reply } = await raw([stranded, { encoding: 'base64' }]);
+      expect(reply.error?.data).to.deep.include({ code: -32071, upstream: `er:${downIdentity}` });
+    });
+
+    it("after an undelegation it is the base chain's answer alone, and the ER is not asked", async () => {
+      const moving = newIdentity();
+      const account = newIdentity();
+      await base.delegateProgramAccount(account, b, moving, new Uint8Array(8));
+      er.putAccount(account, new Uint8Array(8).fill(9), moving);
+      expect([...byKey((await raw([moving, { encoding: 'base64' }])).reply.result).keys()]).to.deep.equal([
+        account,
+      ]);
+      await base.undelegate(account);
+      const reads = erReads();
+      const { text } = await raw([moving, { encoding: 'base64' }]);
+      const direct = await post(
+        VALIDATOR_A,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getProgramAccounts',
+          params: [moving, { encoding: 'base64' }],
+        }),
+      );
+      expect(text.trimEnd()).to.equal(direct.text.trimEnd());
+      expect(erReads()).to.equal(reads);
+    });
+  });
+
+  describe("getSignaturesForAddress: a delegated account's ER signatures, then the base chain's", () => {
+    let address: string;
+    /** The ER's history of the address, newest first (the stand-in's: B takes none of this payer's transactions). */
+    let fromEr: string[];
+    /** A's history of the address, newest first. */
+    let fromA: string[];
+    const history = async (config: object): Promise<RpcReply> =>
+      call('getSignaturesForAddress', [address, config]);
+    const signatures = (reply: RpcReply): string[] => {
+      expect(reply.error, JSON.stringify(reply.error)).to.equal(undefined);
+      return (reply.result as { signature: string }[]).map((e) => e.signature);
+    };
+
+    before(async () => {
+      // An address the router has not looked up yet (a lookup is trusted for ten minutes
+      // here), with three transactions on A.
+      const owner = Keypair.generate().publicKey;
+      address = owner.toBase58();
+      for (let i = 0; i < 3; i++) {
+        const tx = new Transaction().add(
+          SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: owner, lamports: 1_000_000 }),
+        );
+        await chainA.confirmTransaction(await chainA.sendTransaction(tx, [payer]), 'confirmed');
+      }
+      fromA = (await chainA.getSignaturesForAddress(owner, {}, 'confirmed')).map((e) => e.signature);
+      expect(fromA.length).to.be.at.least(3);
+      fromEr = [randomSignature(), randomSignature(), randomSignature()];
+      er.histories.set(
+        address,
+        fromEr.map((signature, i) => ({
+          signature,
+          slot: 900 - i,
+          err: null,
+          memo: null,
+          blockTime: 1_700_000_000 - i,
+          confirmationStatus: 'finalized',
+        })),
+      );
+    });
+    after(() => er.histories.clear());
+
+    it("not delegated: the base chain's answer byte for byte", async () => {
+      const params = [payer.publicKey.toBase58(), { limit: 2, commitment: 'confirmed' }];
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params });
+      const [through, direct] = await Promise.all([post(server.base, body), post(VALIDATOR_A, body)]);
+      expect(through.text.trimEnd()).to.equal(direct.text.trimEnd());
+    });
+
+    describe('delegated', () => {
+      before(async () => {
+        await base.delegate(address, b);
+      });
+      after(async () => {
+        await base.undelegate(address);
+        await waitFor(
+          async () =>
+            ((await call('getDelegationStatus', [address])).result as { isDelegated: boolean })
+              .isDelegated === false,
+          'the undelegation to be seen',
+        );
+      });
+
+      it("the ER's signatures first, then A's, limit counted over both", async () => {
+        const all = signatures(await history({ commitment: 'confirmed' }));
+        expect(all).to.deep.equal([...fromEr, ...fromA]);
+        expect(signatures(await history({ limit: 4, commitment: 'confirmed' }))).to.deep.equal([
+          ...fromEr,
+          fromA[0],
+        ]);
+        const asked = base.methods.filter((m) => m === 'getSignaturesForAddress').length;
+        expect(signatures(await history({ limit: 2 }))).to.deep.equal(fromEr.slice(0, 2));
+        expect(base.methods.filter((m) => m === 'getSignaturesForAddress').length, 'A not asked').to.equal(
+          asked,
+        );
+      });
+
+      it("before an ER signature continues in the ER's list, then A's; before one of A's asks A only", async () => {
+        expect(signatures(await history({ before: fromEr[1], commitment: 'confirmed' }))).to.deep.equal([
+          fromEr[2],
+          ...fromA,
+        ]);
+        const ers = er.methods.filter((m) => m === 'getSignaturesForAddress').length;
+        expect(signatures(await history({ before: fromA[0], commitment: 'confirmed' }))).to.deep.equal(
+          fromA.slice(1),
+        );
+        expect(
+          er.methods.filter((m) => m === 'getSignaturesForAddress').length,
+          "the ER's list not asked",
+        ).to.equal(ers);
+      });
+
+      it("until an ER signature ends in the ER's list; until one of A's runs through the ER's into A's", async () => {
+        const asked = base.methods.filter((m) => m === 'getSignaturesForAddress').length;
+        expect(signatures(await history({ until: fromEr[1] }))).to.deep.equal([fromEr[0]]);
+        expect(base.methods.filter((m) => m === 'getSignaturesForAddress').length).to.equal(asked);
+        expect(signatures(await history({ until: fromA[1], commitment: 'confirmed' }))).to.deep.equal([
+          ...fromEr,
+          fromA[0],
+        ]);
+        expect(
+          signatures(await history({ before: fromEr[0], until: fromA[1], commitment: 'confirmed' })),
+        ).to.deep.equal([...fromEr.slice(1), fromA[0]]);
+      });
+    });
+  });
 });
+
+/** A URL on loopback where nothing listens (a port taken, then let go). */
+async function closedPortUrl(): Promise<string> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { address } from '@solana/kit';
+import { address, getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import {
   DELEGATION_PROGRAM_ID,
   delegationRecordAddress,
@@ -31,6 +31,24 @@ interface StoredAccount {
 
 type Rpc = { id?: unknown; method?: string; params?: unknown[] };
 
+/** The part of an account read's config the stand-in honours. */
+type ReadConfig = { encoding?: string; dataSlice?: { offset: number; length: number } } | undefined;
+
+type Filter = { dataSize?: number; memcmp?: { offset: number; bytes: string } };
+
+/** An entry of getSignaturesForAddress, as Agave writes it. */
+export interface SignatureEntry {
+  readonly signature: string;
+  readonly slot: number;
+  readonly err: null;
+  readonly memo: null;
+  readonly blockTime: number;
+  readonly confirmationStatus: 'finalized';
+}
+
+const base58Text = getBase58Decoder();
+const base58Bytes = getBase58Encoder();
+
 export class DelegationChain {
   /** Record PDA → the account the stand-in holds there. */
   private readonly accounts = new Map<string, StoredAccount>();
@@ -42,6 +60,10 @@ export class DelegationChain {
   readonly fixedResults = new Map<string, unknown>();
   /** How many keys each getMultipleAccounts asked for. */
   readonly multipleAccountsSizes: number[] = [];
+  /** The params of every call, by method, in order. */
+  readonly paramsOf = new Map<string, unknown[][]>();
+  /** Addresses whose history this stand-in holds (newest first), answered instead of passed through. */
+  readonly histories = new Map<string, SignatureEntry[]>();
   private server!: http.Server;
   private sockets!: WebSocketServer;
   /** accountSubscribe subscriptions: id → the socket and the account followed. */
@@ -160,11 +182,32 @@ export class DelegationChain {
     this.accounts.set(table, { data, owner: 'AddressLookupTab1e1111111111111111111111111' });
   }
 
-  /** Undelegates: the record account is closed. */
+  /** Undelegates: the record account is closed, and the account, if held here, goes back to its program. */
   async undelegate(account: string): Promise<void> {
     const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
     this.accounts.delete(pda);
+    if (this.accounts.get(account)?.owner === DELEGATION_PROGRAM_ID) this.accounts.delete(account);
     this.notify(pda);
+  }
+
+  /** Holds `account` with `data`, owned by `owner` (an ER's copy of a delegated account). */
+  putAccount(account: string, data: Uint8Array, owner: string): void {
+    this.accounts.set(account, { data, owner });
+  }
+
+  /**
+   * Delegates `account` of `program` to `authority` as the delegation program does on the
+   * base chain: its record names the program as owner, and the account itself, with
+   * `data` (its state as of the delegation), is owned by the delegation program.
+   */
+  async delegateProgramAccount(
+    account: string,
+    authority: string,
+    program: string,
+    data: Uint8Array,
+  ): Promise<void> {
+    this.accounts.set(account, { data, owner: DELEGATION_PROGRAM_ID });
+    await this.delegate(account, authority, { owner: address(program) });
   }
 
   close(): Promise<void> {
@@ -238,11 +281,19 @@ export class DelegationChain {
     return { slot };
   }
 
-  private encoded(pda: string): unknown {
+  private encoded(pda: string, config?: ReadConfig): unknown {
     const found = this.accounts.get(pda);
     if (!found) return undefined;
+    const slice = config?.dataSlice;
+    const bytes = slice ? found.data.subarray(slice.offset, slice.offset + slice.length) : found.data;
+    const encoding = config?.encoding ?? 'base64';
     return {
-      data: [Buffer.from(found.data).toString('base64'), 'base64'],
+      data:
+        encoding === 'binary'
+          ? base58Text.decode(bytes)
+          : encoding === 'base58'
+            ? [base58Text.decode(bytes), 'base58']
+            : [Buffer.from(bytes).toString('base64'), 'base64'],
       executable: false,
       lamports: 1_559_040,
       owner: found.owner,
@@ -262,6 +313,10 @@ export class DelegationChain {
       call = {};
     }
     this.methods.push(call.method ?? '(not JSON)');
+    if (call.method !== undefined) {
+      const all = this.paramsOf.get(call.method) ?? this.paramsOf.set(call.method, []).get(call.method)!;
+      all.push(call.params ?? []);
+    }
     const send = (result: unknown): void => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(withU64(JSON.stringify({ jsonrpc: '2.0', result, id: call.id })));
@@ -270,7 +325,7 @@ export class DelegationChain {
     if (call.method === 'getMultipleAccounts' && Array.isArray(call.params?.[0])) {
       const keys = call.params[0] as string[];
       this.multipleAccountsSizes.push(keys.length);
-      const mine = keys.map((k) => this.encoded(k));
+      const mine = keys.map((k) => this.encoded(k, call.params?.[1] as ReadConfig));
       if (mine.every((m) => m !== undefined) || !this.passThrough) {
         send({ context, value: mine.map((m) => m ?? null) });
         return;
@@ -289,6 +344,28 @@ export class DelegationChain {
         return;
       }
     }
+    if (call.method === 'getProgramAccounts' && call.params?.[0] === DELEGATION_PROGRAM_ID) {
+      send(this.delegationProgramAccounts(call.params[1] as ReadConfig & { filters?: Filter[] }));
+      return;
+    }
+    const history = this.histories.get(call.params?.[0] as string);
+    if (call.method === 'getSignaturesForAddress' && history !== undefined) {
+      send(listed(history, call.params?.[1] as { limit?: number; before?: string; until?: string }));
+      return;
+    }
+    if (call.method === 'getSignatureStatuses' && Array.isArray(call.params?.[0])) {
+      const held = [...this.histories.values()].flat();
+      const statuses = (call.params[0] as string[]).map((s) => held.find((e) => e.signature === s));
+      if (statuses.some((e) => e !== undefined)) {
+        send({
+          context,
+          value: statuses.map(
+            (e) => e && { slot: e.slot, confirmations: null, err: null, confirmationStatus: 'finalized' },
+          ),
+        });
+        return;
+      }
+    }
     if (call.method !== undefined && this.fixedResults.has(call.method)) {
       send(this.fixedResults.get(call.method));
       return;
@@ -300,18 +377,52 @@ export class DelegationChain {
       );
       return;
     }
-    const reply = await this.forward(body);
-    this.passedThrough.set(call.method ?? '(not JSON)', reply);
+    // Passed on as the node wrote it: a u64 such as rentEpoch u64::MAX survives.
+    const text = await this.forwardText(body);
+    this.passedThrough.set(call.method ?? '(not JSON)', JSON.parse(text));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(reply));
+    res.end(text);
+  }
+
+  /** The delegation program's accounts held here, filtered, sliced and encoded as the call asks. */
+  private delegationProgramAccounts(config: (ReadConfig & { filters?: Filter[] }) | undefined): unknown[] {
+    const passes = (data: Uint8Array): boolean =>
+      (config?.filters ?? []).every((f) => {
+        if (f.dataSize !== undefined) return data.length === f.dataSize;
+        const wanted = base58Bytes.encode(f.memcmp!.bytes);
+        return wanted.every((b, i) => data[f.memcmp!.offset + i] === b);
+      });
+    return [...this.accounts]
+      .filter(([, a]) => a.owner === DELEGATION_PROGRAM_ID && passes(a.data))
+      .map(([pubkey]) => ({ pubkey, account: this.encoded(pubkey, config) }));
   }
 
   private async forward(body: string): Promise<unknown> {
+    return JSON.parse(await this.forwardText(body));
+  }
+
+  private async forwardText(body: string): Promise<string> {
     const res = await fetch(this.passThrough!, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
     });
-    return res.json();
+    return res.text();
   }
+}
+
+/** `history` from `before` (exclusive) to `until` (exclusive), `limit` at most, as Agave lists it. */
+function listed(
+  history: readonly SignatureEntry[],
+  config: { limit?: number; before?: string; until?: string } | undefined,
+): SignatureEntry[] {
+  let from = 0;
+  if (config?.before !== undefined) {
+    const at = history.findIndex((e) => e.signature === config.before);
+    if (at === -1) return [];
+    from = at + 1;
+  }
+  const untilAt = config?.until === undefined ? -1 : history.findIndex((e) => e.signature === config.until);
+  const to = untilAt === -1 ? history.length : untilAt;
+  return history.slice(from, Math.max(from, to)).slice(0, config?.limit ?? 1000);
 }

@@ -50,4 +50,10 @@ export const DelegationError = defineErrors({
     meaning:
       "the upstream's answer passed this method's reply cap (delegation.maxReplyBytes); data names the upstream, the method and the cap",
   },
+  TOO_MANY_DELEGATED: {
+    code: -32077,
+    message: 'Too many delegated accounts',
+    meaning:
+      "getProgramAccounts: more of the program's accounts are delegated than delegation.programAccounts.maxDelegated lets one call read from their ERs; data names the program, how many are delegated and the cap. No partial list is served: the base chain's alone lacks the delegated accounts",
+  },
 });

@@ -3,7 +3,8 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
 import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
-import { standardMethods } from './methods/forwarded-methods.js';
+import { standardMethods, type ForwardingParts } from './methods/forwarded-methods.js';
+import { ProgramDelegations } from './delegation/program-delegations.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
 import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
 import { getIdentityMethod } from './methods/get-identity.js';
@@ -97,6 +98,20 @@ function pubsubRelayOf(
   return new PubsubRelay(routing, options, log);
 }
 
+/** The standard Solana methods, with this configuration's caps and program-accounts bound. */
+function standardMethodsOf(
+  json: ResolvedDelegationRouterOptions['json'],
+  parts: Omit<ForwardingParts, 'caps' | 'programDelegations'>,
+) {
+  const programDelegations = new ProgramDelegations(parts.caller, {
+    baseChain: parts.routing.baseChain,
+    programId: json.delegations.programId,
+    maxDelegated: json.programAccounts.maxDelegated,
+    maxRemembered: json.delegations.maxEntries,
+  });
+  return standardMethods({ ...parts, caps: json.maxReplyBytes, programDelegations });
+}
+
 /**
  * The methods MagicBlock's SDKs call on a router (getBlockhashForAccounts, getIdentity,
  * getDelegationStatus, sendTransaction and the Solana reads of their flows), each sent
@@ -135,7 +150,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       getIdentityMethod(ers),
       getDelegationStatusMethod(routing),
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent, () => log),
-      ...standardMethods({ routing, caller, tables, blockhashes, sent, caps: json.maxReplyBytes }),
+      ...standardMethodsOf(json, { routing, caller, tables, blockhashes, sent }),
     ],
     subscriptions: [accountSubscription(relay), slotSubscription(relay)],
     start(ctx: PluginContext) {

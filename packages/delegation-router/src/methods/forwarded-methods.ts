@@ -22,7 +22,10 @@ import type { LookupTables } from '../transaction/lookup-tables.js';
 import type { Origins } from '../upstream/origins.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { METHOD_TABLE, type Route, type TableEntry } from './method-table.js';
+import type { ProgramDelegations } from '../delegation/program-delegations.js';
+import { METHOD_TABLE, type ForwardRoute, type TableEntry } from './method-table.js';
+import { getProgramAccountsMethod } from './program-accounts.js';
+import { getSignaturesForAddressMethod } from './signatures-for-address.js';
 
 export type ReplyCaps = DelegationRouterOptionsResolved['maxReplyBytes'];
 
@@ -35,6 +38,8 @@ export interface ForwardingParts {
   /** Where each transaction went. */
   readonly sent: Origins;
   readonly caps: ReplyCaps;
+  /** A program's delegated accounts (getProgramAccounts). */
+  readonly programDelegations: ProgramDelegations;
 }
 
 const WIRE_MAX_LENGTH = 1700;
@@ -46,7 +51,7 @@ const keyThen = (title: string, maxLength: number): Schema => ({
 });
 
 /** Each route's params: what names the chain is checked here; the rest by the chain. */
-function paramsOf(entry: TableEntry): Schema {
+function paramsOf(entry: TableEntry & { readonly route: ForwardRoute }): Schema {
   switch (entry.route) {
     case 'account':
       return accountQueryParamsSchema;
@@ -61,7 +66,7 @@ function paramsOf(entry: TableEntry): Schema {
   }
 }
 
-const SUMMARIES: Record<Route, string> = {
+const SUMMARIES: Record<ForwardRoute, string> = {
   base: 'Forwarded to the base chain.',
   account: 'Forwarded to the chain that holds the account: its ER while delegated, else the base chain.',
   transaction:
@@ -75,7 +80,7 @@ const invalid = (reason: string): RpcError => RpcError.from(DelegationError.INVA
 /** Where a call of each route goes. */
 function targets(
   parts: ForwardingParts,
-): Record<Route, (params: readonly unknown[]) => Promise<Upstream> | Upstream> {
+): Record<ForwardRoute, (params: readonly unknown[]) => Promise<Upstream> | Upstream> {
   const { routing, tables, blockhashes } = parts;
   const base = routing.baseChain;
   return {
@@ -97,25 +102,36 @@ function targets(
   };
 }
 
+const forwarded = (entry: TableEntry): entry is TableEntry & { readonly route: ForwardRoute } =>
+  entry.route !== 'program' && entry.route !== 'history';
+
 /**
  * The standard Solana methods, each forwarded to where its data lives (method-table.ts),
- * with its result as the chain wrote it; and the two answered by asking more than one
- * chain: getTransaction and getMultipleAccounts.
+ * with its result as the chain wrote it; and those answered by asking more than one
+ * chain: getTransaction, getMultipleAccounts, getProgramAccounts, getSignaturesForAddress.
  */
 export function standardMethods(parts: ForwardingParts): AnyMethodDefinition[] {
   const to = targets(parts);
-  const table = Object.entries(METHOD_TABLE).map(([name, entry]: [string, TableEntry]) => ({
-    name,
-    summary: SUMMARIES[entry.route],
-    params: paramsOf(entry),
-    targetOf: to[entry.route],
-    maxReplyBytes: parts.caps[entry.reply],
-    write: entry.write,
-  }));
+  const table = Object.entries(METHOD_TABLE as Record<string, TableEntry>).flatMap(([name, entry]) =>
+    forwarded(entry)
+      ? [
+          {
+            name,
+            summary: SUMMARIES[entry.route],
+            params: paramsOf(entry),
+            targetOf: to[entry.route],
+            maxReplyBytes: parts.caps[entry.reply],
+            write: entry.write,
+          },
+        ]
+      : [],
+  );
   return [
     ...forwardedMethods(parts.caller, table),
     getTransactionMethod(parts),
     getMultipleAccountsMethod(parts),
+    getProgramAccountsMethod(parts),
+    getSignaturesForAddressMethod(parts),
   ] as AnyMethodDefinition[];
 }
 

@@ -6,13 +6,20 @@
  * - `transaction`: the chain that holds the writable accounts of the wire transaction
  *   `params[0]` (lookup tables resolved), as sendTransaction routes it;
  * - `message`: the same for the wire message `params[0]` (getFeeForMessage);
- * - `blockhash`: the chain that handed out the blockhash `params[0]`, else the base chain.
+ * - `blockhash`: the chain that handed out the blockhash `params[0]`, else the base chain;
+ * - `program`: the base chain's accounts of the program `params[0]`, with those of them
+ *   delegated now as their ERs hold them (program-accounts.ts);
+ * - `history`: the signatures of the address `params[0]`: its ER's while delegated, then the
+ *   base chain's (signatures-for-address.ts).
  *
  * The router's own methods (getBlockhashForAccounts, getIdentity, getDelegationStatus) and
  * those it answers by merging or remembering (sendTransaction, getMultipleAccounts,
  * getTransaction; getSignatureStatuses is the statuses plugin's) are defined beside it.
  */
-export type Route = 'base' | 'account' | 'transaction' | 'message' | 'blockhash';
+export type Route = 'base' | 'account' | 'transaction' | 'message' | 'blockhash' | 'program' | 'history';
+
+/** The routes whose answer is one chain's, forwarded as it wrote it. */
+export type ForwardRoute = Exclude<Route, 'program' | 'history'>;
 
 /**
  * Which reply cap applies (delegation.maxReplyBytes): `small` answers, one `account` (up to
@@ -40,12 +47,12 @@ export const METHOD_TABLE = {
   simulateTransaction: { route: 'transaction', reply: 'account', maxParams: 2 },
   getFeeForMessage: { route: 'message', reply: 'small', maxParams: 2 },
   isBlockhashValid: { route: 'blockhash', reply: 'small', maxParams: 2 },
-  getProgramAccounts: base('accounts', 2),
+  getProgramAccounts: { route: 'program', reply: 'accounts', maxParams: 2 },
   getTokenAccountsByOwner: base('accounts', 3),
   getTokenAccountsByDelegate: base('accounts', 3),
   getTokenLargestAccounts: base('small', 2),
   getLargestAccounts: base('small', 1),
-  getSignaturesForAddress: base('large', 2),
+  getSignaturesForAddress: { route: 'history', reply: 'large', maxParams: 2 },
   getLatestBlockhash: base('small', 1),
   getBlockHeight: base('small', 1),
   getSlot: base('small', 1),
