@@ -505,6 +505,18 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
       expect(reply.error?.data).to.deep.include({ code: -32071, upstream: `er:${downIdentity}` });
     });
 
+    it('an account delegated to an ER routing may not use is left out, as on the base chain, and the rest is served', async () => {
+      const open = newIdentity();
+      const elsewhere = newIdentity();
+      const kept = newIdentity();
+      await base.delegateProgramAccount(elsewhere, newIdentity(), open, new Uint8Array(8));
+      await base.delegateProgramAccount(kept, b, open, new Uint8Array(8));
+      er.putAccount(kept, new Uint8Array(8).fill(3), open);
+      const { reply } = await raw([open, { encoding: 'base64' }]);
+      expect(reply.error).to.equal(undefined);
+      expect([...byKey(reply.result).keys()]).to.deep.equal([kept]);
+    });
+
     it("after an undelegation it is the base chain's answer alone, and the ER is not asked", async () => {
       const moving = newIdentity();
       const account = newIdentity();

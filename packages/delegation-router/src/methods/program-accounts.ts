@@ -4,6 +4,7 @@ import {
   memberText,
   RawJson,
   RpcError,
+  type CallContext,
   type MethodDefinition,
 } from '@rollup-router/core';
 import type { ProgramDelegation } from '../delegation/program-delegations.js';
@@ -57,25 +58,42 @@ export function getProgramAccountsMethod(parts: ForwardingParts): MethodDefiniti
       if (found.length === 0) return answer;
       const filter = dataFilterOf(config?.filters);
       if (filter instanceof RpcError) throw filter;
-      const fromErs = await readDelegated(parts, found, config ?? null, filter, ctx.signal);
+      const fromErs = await readDelegated(parts, found, config ?? null, filter, ctx);
       return merged(parts, answer, fromErs, new Set(found.map((d) => d.account)));
     },
   });
 }
 
-/** The delegated accounts that pass `filter`, as their ERs wrote them, in `found`'s order. */
+/**
+ * The delegated accounts that pass `filter`, as their ERs wrote them, in `found`'s order.
+ * An account delegated to an ER routing may not use (not listed, or not allowed) is left
+ * out, as the base chain leaves it out: anyone may delegate an account of an open program
+ * to an ER of their own, and that must not make the program's list fail for every client.
+ */
 async function readDelegated(
   parts: ForwardingParts,
   found: readonly ProgramDelegation[],
   config: Config,
   filter: DataFilter,
-  signal: AbortSignal,
+  ctx: CallContext,
 ): Promise<Map<string, AccountText>> {
+  const signal = ctx.signal;
   const byEr = new Map<string, { er: Upstream; keys: string[] }>();
+  const unusable = new Map<string, string[]>();
   for (const { account, authority } of found) {
-    const er = parts.routing.erOfIdentity(authority);
+    const looked = parts.routing.ers.lookup(authority);
+    if (!looked.ok) {
+      (unusable.get(authority) ?? unusable.set(authority, []).get(authority)!).push(account);
+      continue;
+    }
+    const er = looked.er;
     (byEr.get(er.name) ?? byEr.set(er.name, { er, keys: [] }).get(er.name)!).keys.push(account);
   }
+  if (unusable.size > 0)
+    ctx.log.warn(
+      { delegatedTo: Object.fromEntries(unusable) },
+      'getProgramAccounts: accounts delegated to ERs routing may not use are left out',
+    );
   const read = new Map<string, AccountText>();
   await Promise.all(
     [...byEr.values()].map(async ({ er, keys }) => {
