@@ -1,6 +1,7 @@
 import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/core/internal';
 import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
+import { ProgramDelegations } from './delegation/program-delegations.js';
 import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
 import { standardMethods } from './methods/forwarded-methods.js';
@@ -14,9 +15,8 @@ import {
   type ResolvedDelegationRouterOptions,
 } from './options.js';
 import { Routing } from './routing.js';
-import { accountSubscription } from './subscriptions/account-subscription.js';
 import { PubsubRelay } from './subscriptions/pubsub-relay.js';
-import { slotSubscription } from './subscriptions/slot-subscription.js';
+import { relayedSubscriptions } from './subscriptions/relayed-subscriptions.js';
 import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
@@ -33,7 +33,7 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly options: ResolvedDelegationRouterOptions['json'];
   /** Routing by delegation: the delegation source, the ERs, the base chain. */
   readonly routing: Routing;
-  /** Where accountSubscribe and slotSubscribe are relayed: the base chain's websocket and the ERs'. */
+  /** Where the subscriptions (accountSubscribe, logsSubscribe, programSubscribe, ...) are relayed: the base chain's websocket and the ERs'. */
   readonly pubsubRelay: PubsubRelay;
   /** The relay's subscriptions right now, upstream ones by upstream label (for metrics). */
   relayCounts(): RelayCounts;
@@ -80,12 +80,20 @@ function callerOf(
   return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe);
 }
 
-/** accountSubscribe's and slotSubscribe's relay to the base chain's websocket and the ERs'. */
+/** The subscriptions' relay to the base chain's websocket and the ERs'. */
 function pubsubRelayOf(
   json: ResolvedDelegationRouterOptions['json'],
   routing: Routing,
+  caller: UpstreamCaller,
   log: () => PluginContext['log'] | undefined,
 ): PubsubRelay {
+  const programs = new ProgramDelegations(
+    caller,
+    routing.baseChain,
+    json.delegations.programId,
+    json.baseChain.commitment,
+    json.delegations.maxProgramRecords,
+  );
   const options = {
     baseWsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
     programId: json.delegations.programId,
@@ -94,7 +102,7 @@ function pubsubRelayOf(
     handshakeTimeoutMs: json.upstreamTimeoutMs,
     subscriptionsPerSocket: json.subscriptionsPerUpstreamSocket,
   };
-  return new PubsubRelay(routing, options, log);
+  return new PubsubRelay(routing, programs, options, log);
 }
 
 /**
@@ -115,7 +123,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);
   const tables = new LookupTables(caller, baseChain, json.lookupTables.maxAddresses);
-  const relay = pubsubRelayOf(json, routing, () => log);
+  const relay = pubsubRelayOf(json, routing, caller, () => log);
 
   return definePlugin({
     name: 'delegation-router' as const,
@@ -137,7 +145,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent, () => log),
       ...standardMethods({ routing, caller, tables, blockhashes, sent, caps: json.maxReplyBytes }),
     ],
-    subscriptions: [accountSubscription(relay), slotSubscription(relay)],
+    subscriptions: relayedSubscriptions(relay),
     start(ctx: PluginContext) {
       log = ctx.log;
       if (hooks.openRegistry && !ers.restricted) {

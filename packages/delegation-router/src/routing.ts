@@ -34,21 +34,22 @@ export class Routing {
     if (byEr.size > 1) {
       throw RpcError.from(DelegationError.CONFLICTING_DELEGATIONS, { delegatedTo: Object.fromEntries(byEr) });
     }
-    return this.erOf(byEr.keys().next().value!);
+    return this.erOfIdentity(byEr.keys().next().value!);
   }
 
   /** The chain that holds each account, in order (-32070 for an ER routing may not use). */
   async holdersOf(accounts: readonly string[]): Promise<Upstream[]> {
     const records = await this.source.recordsOf(accounts);
-    return records.map((record) => (record === null ? this.baseChain : this.erOf(record.authority)));
+    return records.map((record) => (record === null ? this.baseChain : this.erOfIdentity(record.authority)));
   }
 
   /** The ER a record names, or -32070 naming it. */
   erOfRecord(record: DelegationRecord): Upstream {
-    return this.erOf(record.authority);
+    return this.erOfIdentity(record.authority);
   }
 
-  private erOf(identity: string): Upstream {
+  /** The ER of this identity (a record's authority), or -32070 naming it. */
+  erOfIdentity(identity: string): Upstream {
     const found = this.ers.lookup(identity);
     if (found.ok) return found.er;
     throw new RpcError(
