@@ -33,7 +33,9 @@ type SlicedAccount = { readonly account?: { readonly data?: unknown } };
  * delegation source, per account.
  */
 export class ProgramDelegations {
-  private readonly discriminator = getBase58Decoder().decode(getU64Encoder().encode(DELEGATION_RECORD_DISCRIMINATOR));
+  private readonly discriminator = getBase58Decoder().decode(
+    getU64Encoder().encode(DELEGATION_RECORD_DISCRIMINATOR),
+  );
 
   constructor(
     private readonly caller: UpstreamCaller,

@@ -291,7 +291,12 @@ export class PubsubRelay {
   private watch(program: string): void {
     const end = new AbortController();
     const release = this.hold(
-      { key: `delegations-of:${program}`, follows: undefined, subscription: this.programs.recordsSubscription(program), notified: 'context' },
+      {
+        key: `delegations-of:${program}`,
+        follows: undefined,
+        subscription: this.programs.recordsSubscription(program),
+        notified: 'context',
+      },
       {
         deliver: (_result, value) => {
           const authority = this.programs.authorityIn(value);
@@ -303,7 +308,8 @@ export class PubsubRelay {
       end.signal,
     );
     release.catch((err: unknown) => {
-      if (!end.signal.aborted) this.log()?.warn({ program, err }, "a program's new delegations are not followed");
+      if (!end.signal.aborted)
+        this.log()?.warn({ program, err }, "a program's new delegations are not followed");
     });
     this.watches.set(program, { end, release });
   }
@@ -424,7 +430,10 @@ export class PubsubRelay {
         for (const client of held.clients) client.holder.deliver(shared, value);
       },
       (err: unknown) =>
-        this.log()?.debug({ account: pubkey, err }, "an ER's program notification dropped: its delegation unknown"),
+        this.log()?.debug(
+          { account: pubkey, err },
+          "an ER's program notification dropped: its delegation unknown",
+        ),
     );
   }
 }

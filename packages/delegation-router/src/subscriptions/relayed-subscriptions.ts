@@ -32,7 +32,10 @@ const METHODS: Record<TableSubscription, { readonly params: Schema; readonly sum
   },
   slotSubscribe: { params: noParamsSchema, summary: 'Notifies every slot the base chain processes.' },
   rootSubscribe: { params: noParamsSchema, summary: 'Notifies every slot the base chain roots.' },
-  blockSubscribe: { params: blockSubscribeParamsSchema, summary: 'Notifies every block the base chain confirms.' },
+  blockSubscribe: {
+    params: blockSubscribeParamsSchema,
+    summary: 'Notifies every block the base chain confirms.',
+  },
   slotsUpdatesSubscribe: {
     params: noParamsSchema,
     summary: "Notifies every update of the base chain's slots (first shred, completed, frozen, ...).",
@@ -51,7 +54,7 @@ const ROUTES: Record<SubscriptionRoute, string> = {
 };
 
 const SHARED =
-  ' Params go upstream normalized (config members in one order, unknown members dropped); clients that ask the same share one upstream subscription. Answered once the base chain acknowledged it: its refusal (a method it does not serve included) is the call\'s error, unchanged.';
+  " Params go upstream normalized (config members in one order, unknown members dropped); clients that ask the same share one upstream subscription. Answered once the base chain acknowledged it: its refusal (a method it does not serve included) is the call's error, unchanged.";
 
 const RESULTS: Record<NotifiedShape, Schema> = {
   context: {
