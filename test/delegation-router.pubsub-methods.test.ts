@@ -54,15 +54,38 @@ async function nextOf(socket: TestSocket, method: string, ms = 30_000): Promise<
   }
 }
 
-/** Calls `listen` with a callback and resolves with its first call whose first argument passes `wanted`. */
-function firstOf<T>(listen: (cb: (value: T, ctx: Context) => void) => number, wanted: (value: T) => boolean) {
-  let id = -1;
-  const got = new Promise<{ value: T; ctx: Context }>((resolve) => {
-    id = listen((value, ctx) => {
-      if (wanted(value)) resolve({ value, ctx });
-    });
-  });
-  return { got, id: () => id };
+/** Every call of a web3.js listener, by the key `keyOf` gives it. */
+function heard<T>(
+  listen: (cb: (value: T, ctx: Context) => void) => number,
+  keyOf: (value: T, ctx: Context) => string,
+) {
+  const calls = new Map<string, { value: T; ctx: Context }>();
+  const id = listen((value, ctx) => void calls.set(keyOf(value, ctx), { value, ctx }));
+  return { calls, id };
+}
+
+/**
+ * Acts (a transaction) until one change reaches both listeners, and returns both calls of
+ * it. web3.js tells nobody when its subscription is answered, so a first change may land
+ * before one of them is subscribed: it is then done again.
+ */
+async function seenByBoth<T>(
+  ours: Map<string, { value: T; ctx: Context }>,
+  theirs: Map<string, { value: T; ctx: Context }>,
+  act: () => Promise<unknown>,
+) {
+  for (let round = 0; round < 5; round++) {
+    await act();
+    const key = await waitFor(
+      () => [...ours.keys()].find((k) => theirs.has(k)) ?? false,
+      'a change both heard',
+      {
+        attempts: 200,
+      },
+    ).catch(() => undefined);
+    if (key !== undefined) return [ours.get(key)!, theirs.get(key)!] as const;
+  }
+  throw new Error('no change reached both listeners');
 }
 
 describe('logsSubscribe, programSubscribe and the base chain subscriptions (validator A through a proxy)', function () {
@@ -126,22 +149,14 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
   it("web3.js onLogs of an account: the logs and context of a transfer equal A's own", async () => {
     const ours = new Connection(server!.url, { commitment: 'confirmed', wsEndpoint: server!.websocketUrl! });
     const account = Keypair.generate().publicKey;
-    const mine = firstOf<Logs>(
-      (cb) => ours.onLogs(account, cb, 'confirmed'),
-      (l) => l.err === null,
-    );
-    const theirs = firstOf<Logs>(
-      (cb) => chainA.onLogs(account, cb, 'confirmed'),
-      (l) => l.err === null,
-    );
-    await waitFor(() => upstream('logsSubscribe').length > 0, 'the upstream subscription');
-    // A's own subscription answered too: web3.js gives no promise of it, so a first transfer may come before.
-    await transferTo(account, 2_000_000);
-    const [got, reference] = await Promise.all([mine.got, theirs.got]);
+    const bySignature = (l: Logs) => l.signature;
+    const mine = heard<Logs>((cb) => ours.onLogs(account, cb, 'confirmed'), bySignature);
+    const theirs = heard<Logs>((cb) => chainA.onLogs(account, cb, 'confirmed'), bySignature);
+    const [got, reference] = await seenByBoth(mine.calls, theirs.calls, () => transferTo(account, 2_000_000));
     expect(got).to.deep.equal(reference);
     expect(got.value.logs.join('\n')).to.match(/Program 11111111111111111111111111111111 success/);
-    await ours.removeOnLogsListener(mine.id());
-    await chainA.removeOnLogsListener(theirs.id());
+    await ours.removeOnLogsListener(mine.id);
+    await chainA.removeOnLogsListener(theirs.id);
     await waitFor(() => upstream('logsUnsubscribe').length > 0, 'the upstream unsubscribe');
   });
 
@@ -169,15 +184,15 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
     const ours = new Connection(server!.url, { commitment: 'confirmed', wsEndpoint: server!.websocketUrl! });
     const program = Keypair.generate().publicKey;
     const account = Keypair.generate();
-    const mine = firstOf<KeyedAccountInfo>(
+    const byChange = (a: KeyedAccountInfo, ctx: Context) => `${ctx.slot}:${a.accountInfo.lamports}`;
+    const mine = heard<KeyedAccountInfo>(
       (cb) => ours.onProgramAccountChange(program, cb, 'confirmed'),
-      () => true,
+      byChange,
     );
-    const theirs = firstOf<KeyedAccountInfo>(
+    const theirs = heard<KeyedAccountInfo>(
       (cb) => chainA.onProgramAccountChange(program, cb, 'confirmed'),
-      () => true,
+      byChange,
     );
-    await waitFor(() => upstream('programSubscribe').length > 0, 'the upstream subscription');
     const rent = await chainA.getMinimumBalanceForRentExemption(64);
     await send(
       new Transaction().add(
@@ -191,12 +206,15 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
       ),
       [payer, account],
     );
-    const [got, reference] = await Promise.all([mine.got, theirs.got]);
+    // Then lamports credited to it, until a change reaches both listeners.
+    const [got, reference] = await seenByBoth(mine.calls, theirs.calls, () =>
+      transferTo(account.publicKey, 1_000_000),
+    );
     expect(got).to.deep.equal(reference);
     expect(got.value.accountId.toBase58()).to.equal(account.publicKey.toBase58());
     expect(got.value.accountInfo.owner.toBase58()).to.equal(program.toBase58());
-    await ours.removeProgramAccountChangeListener(mine.id());
-    await chainA.removeProgramAccountChangeListener(theirs.id());
+    await ours.removeProgramAccountChangeListener(mine.id);
+    await chainA.removeProgramAccountChangeListener(theirs.id);
   });
 
   it('three clients logsSubscribe one account, configs differing in member order and unknown members: one upstream subscription; the last leaving ends it', async () => {
