@@ -2,7 +2,7 @@
 // scripts/solana-methods-page.mjs generates from it.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { METHOD_TABLE } from '@rollup-router/delegation-router';
+import { METHOD_TABLE, SUBSCRIPTION_TABLE } from '@rollup-router/delegation-router';
 import { PAGE, withCurrentTable } from '../scripts/solana-methods-page.mjs';
 
 describe('docs/solana-methods.md', () => {
@@ -10,6 +10,15 @@ describe('docs/solana-methods.md', () => {
 
   it('has a row for every method of the table', () => {
     for (const method of Object.keys(METHOD_TABLE)) {
+      expect(
+        page.split('\n').filter((l) => l.startsWith(`| \`${method}\` `)),
+        method,
+      ).to.have.length(1);
+    }
+  });
+
+  it('has a row for every subscription of the websocket table', () => {
+    for (const method of Object.keys(SUBSCRIPTION_TABLE)) {
       expect(
         page.split('\n').filter((l) => l.startsWith(`| \`${method}\` `)),
         method,

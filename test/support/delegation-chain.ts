@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { freePortPair } from './reusable-port.js';
 import { address, getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import {
   DELEGATION_PROGRAM_ID,
@@ -68,6 +69,8 @@ export class DelegationChain {
   private sockets!: WebSocketServer;
   /** accountSubscribe subscriptions: id → the socket and the account followed. */
   private readonly subscriptions = new Map<number, { socket: WebSocket; pubkey: string }>();
+  /** logsSubscribe subscriptions: id → the socket and the account its filter mentions ('all' for the others). */
+  private readonly logSubscriptions = new Map<number, { socket: WebSocket; mentions: string }>();
   private nextSubscription = 1;
   private slot = 1;
   /** accountSubscribe calls received, by pubkey (refused ones included). */
@@ -82,12 +85,20 @@ export class DelegationChain {
 
   private constructor(private readonly passThrough: string | undefined) {}
 
-  static async start(passThrough: string | undefined = VALIDATOR_A): Promise<DelegationChain> {
+  /**
+   * `wsAtNextPort`: the websocket listens at the HTTP port + 1, where a client that has
+   * only the HTTP URL looks for it (an ER of the route table is named by its HTTP URL).
+   */
+  static async start(
+    passThrough: string | undefined = VALIDATOR_A,
+    { wsAtNextPort = false } = {},
+  ): Promise<DelegationChain> {
     const chain = new DelegationChain(passThrough);
+    const port = wsAtNextPort ? await freePortPair() : 0;
     chain.server = http.createServer((req, res) => void chain.answer(req, res));
-    await new Promise<void>((resolve) => chain.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => chain.server.listen(port, '127.0.0.1', resolve));
     chain.url = `http://127.0.0.1:${(chain.server.address() as AddressInfo).port}`;
-    chain.sockets = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    chain.sockets = new WebSocketServer({ port: wsAtNextPort ? port + 1 : 0, host: '127.0.0.1' });
     await new Promise<void>((resolve) => chain.sockets.once('listening', resolve));
     chain.wsUrl = `ws://127.0.0.1:${(chain.sockets.address() as AddressInfo).port}`;
     chain.sockets.on('connection', (socket) => {
@@ -96,6 +107,8 @@ export class DelegationChain {
       socket.on('close', () => {
         for (const [id, held] of chain.subscriptions)
           if (held.socket === socket) chain.subscriptions.delete(id);
+        for (const [id, held] of chain.logSubscriptions)
+          if (held.socket === socket) chain.logSubscriptions.delete(id);
       });
     });
     return chain;
@@ -158,6 +171,30 @@ export class DelegationChain {
       if (followed !== pubkey) continue;
       socket.send(
         `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${slot}},"value":${value}},"subscription":${subscription}}}`,
+      );
+    }
+    return { slot };
+  }
+
+  /** How many logsSubscribe subscriptions whose filter mentions `account` are open. */
+  logSubscriptionsOf(account: string): number {
+    return [...this.logSubscriptions.values()].filter((s) => s.mentions === account).length;
+  }
+
+  /**
+   * A transaction that mentions `account` landed here: logsNotification of it to every
+   * logsSubscribe subscriber that mentions `account` (or takes all), at a new slot.
+   */
+  notifyLogs(account: string, signature: string, logs: readonly string[]): { slot: number } {
+    const slot = ++this.slot;
+    for (const [subscription, { socket, mentions }] of this.logSubscriptions) {
+      if (mentions !== account && mentions !== 'all') continue;
+      socket.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'logsNotification',
+          params: { result: { context: { slot }, value: { signature, err: null, logs } }, subscription },
+        }),
       );
     }
     return { slot };
@@ -241,6 +278,16 @@ export class DelegationChain {
       reply(id);
     } else if (call.method === 'accountUnsubscribe') {
       reply(this.subscriptions.delete(Number(call.params?.[0])));
+    } else if (call.method === 'logsSubscribe') {
+      const filter = call.params?.[0] as string | { mentions?: string[] } | undefined;
+      const mentions =
+        typeof filter === 'object' ? filter.mentions?.[0] : filter === undefined ? undefined : 'all';
+      if (mentions === undefined) return refuse({ code: -32602, message: 'Invalid params' });
+      const id = this.nextSubscription++;
+      this.logSubscriptions.set(id, { socket, mentions });
+      reply(id);
+    } else if (call.method === 'logsUnsubscribe') {
+      reply(this.logSubscriptions.delete(Number(call.params?.[0])));
     } else {
       socket.send(
         JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),

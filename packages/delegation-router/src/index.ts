@@ -36,4 +36,11 @@ export {
   type TableEntry,
   type TableMethod,
 } from './methods/method-table.js';
+export {
+  SUBSCRIPTION_TABLE,
+  type NotifiedShape,
+  type SubscriptionEntry,
+  type SubscriptionRoute,
+  type TableSubscription,
+} from './subscriptions/subscription-table.js';
 export type { RouteNode, RouteTable } from './upstream/er-directory.js';

@@ -1,10 +1,11 @@
 import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/core/internal';
 import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
+import { ProgramDelegations } from './delegation/program-delegations.js';
+import { ProgramErLookup } from './delegation/program-ers.js';
 import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
 import { standardMethods, type ForwardingParts } from './methods/forwarded-methods.js';
-import { ProgramDelegations } from './delegation/program-delegations.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
 import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
 import { getIdentityMethod } from './methods/get-identity.js';
@@ -15,9 +16,8 @@ import {
   type ResolvedDelegationRouterOptions,
 } from './options.js';
 import { Routing } from './routing.js';
-import { accountSubscription } from './subscriptions/account-subscription.js';
 import { PubsubRelay } from './subscriptions/pubsub-relay.js';
-import { slotSubscription } from './subscriptions/slot-subscription.js';
+import { relayedSubscriptions } from './subscriptions/relayed-subscriptions.js';
 import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
@@ -34,7 +34,7 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly options: ResolvedDelegationRouterOptions['json'];
   /** Routing by delegation: the delegation source, the ERs, the base chain. */
   readonly routing: Routing;
-  /** Where accountSubscribe and slotSubscribe are relayed: the base chain's websocket and the ERs'. */
+  /** Where the subscriptions (accountSubscribe, logsSubscribe, programSubscribe, ...) are relayed: the base chain's websocket and the ERs'. */
   readonly pubsubRelay: PubsubRelay;
   /** The relay's subscriptions right now, upstream ones by upstream label (for metrics). */
   relayCounts(): RelayCounts;
@@ -81,12 +81,20 @@ function callerOf(
   return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe);
 }
 
-/** accountSubscribe's and slotSubscribe's relay to the base chain's websocket and the ERs'. */
+/** The subscriptions' relay to the base chain's websocket and the ERs'. */
 function pubsubRelayOf(
   json: ResolvedDelegationRouterOptions['json'],
   routing: Routing,
+  caller: UpstreamCaller,
   log: () => PluginContext['log'] | undefined,
 ): PubsubRelay {
+  const programs = new ProgramErLookup(
+    caller,
+    routing.baseChain,
+    json.delegations.programId,
+    json.baseChain.commitment,
+    json.delegations.maxProgramRecords,
+  );
   const options = {
     baseWsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
     programId: json.delegations.programId,
@@ -95,7 +103,7 @@ function pubsubRelayOf(
     handshakeTimeoutMs: json.upstreamTimeoutMs,
     subscriptionsPerSocket: json.subscriptionsPerUpstreamSocket,
   };
-  return new PubsubRelay(routing, options, log);
+  return new PubsubRelay(routing, programs, options, log);
 }
 
 /** The standard Solana methods, with this configuration's caps and program-accounts bound. */
@@ -130,7 +138,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const blockhashes = new Origins(MAX_REMEMBERED);
   const sent = new Origins(MAX_REMEMBERED);
   const tables = new LookupTables(caller, baseChain, json.lookupTables.maxAddresses);
-  const relay = pubsubRelayOf(json, routing, () => log);
+  const relay = pubsubRelayOf(json, routing, caller, () => log);
 
   return definePlugin({
     name: 'delegation-router' as const,
@@ -152,7 +160,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
       sendTransactionMethod(routing, caller, tables, sent, hooks.onSent, () => log),
       ...standardMethodsOf(json, { routing, caller, tables, blockhashes, sent }),
     ],
-    subscriptions: [accountSubscription(relay), slotSubscription(relay)],
+    subscriptions: relayedSubscriptions(relay),
     start(ctx: PluginContext) {
       log = ctx.log;
       if (hooks.openRegistry && !ers.restricted) {

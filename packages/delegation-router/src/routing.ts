@@ -48,7 +48,7 @@ export class Routing {
     return this.erOfIdentity(record.authority);
   }
 
-  /** The ER with this identity, or -32070 naming it. */
+  /** The ER of this identity (a record's authority), or -32070 naming it. */
   erOfIdentity(identity: string): Upstream {
     const found = this.ers.lookup(identity);
     if (found.ok) return found.er;

@@ -1,11 +1,11 @@
 import { RpcError } from '@rollup-router/core';
-import { address, getAddressDecoder, getBase58Decoder, getU64Encoder, isAddress } from '@solana/kit';
+import { address, isAddress } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import { DelegationError } from '../errors.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { delegationRecordAddress } from './record-address.js';
-import { DELEGATION_RECORD_DISCRIMINATOR, DELEGATION_RECORD_SIZE } from './record-codec.js';
+import { authorityOfSlice, programRecordsConfig } from './program-records.js';
 
 /** One account of a program delegated now: the account and the ER validator its record names. */
 export interface ProgramDelegation {
@@ -27,14 +27,6 @@ export interface ReadCall {
   readonly commitment?: unknown;
   readonly maxReplyBytes: number;
 }
-
-/** Offsets in a record's bytes: the discriminator (u64), then authority and owner. */
-const AUTHORITY_OFFSET = 8;
-const OWNER_OFFSET = 40;
-const DISCRIMINATOR_BYTES = getBase58Decoder().decode(
-  getU64Encoder().encode(DELEGATION_RECORD_DISCRIMINATOR),
-);
-const addressText = getAddressDecoder();
 
 type Listed = { readonly pubkey: string; readonly data: string };
 
@@ -84,31 +76,21 @@ export class ProgramDelegations {
           `delegation record ${record.pubkey} has no delegated account: the delegation changed while read`,
         );
       }
-      const authority = Buffer.from(record.data, 'base64');
-      if (authority.length !== 32) {
+      const authority = authorityOfSlice(record.data);
+      if (authority === undefined) {
         throw this.caller.badReply(
           this.options.baseChain,
           'getProgramAccounts',
           'a record slice is not 32 bytes',
         );
       }
-      return { account, authority: addressText.decode(authority) };
+      return { account, authority };
     });
   }
 
   /** The program's delegation records: their addresses and authorities (the data is sliced to it). */
   private async recordsOf(program: string, call: ReadCall): Promise<Listed[]> {
-    const config = {
-      encoding: 'base64',
-      dataSlice: { offset: AUTHORITY_OFFSET, length: 32 },
-      filters: [
-        { dataSize: DELEGATION_RECORD_SIZE },
-        { memcmp: { offset: 0, bytes: DISCRIMINATOR_BYTES } },
-        { memcmp: { offset: OWNER_OFFSET, bytes: address(program) } },
-      ],
-      ...this.commitmentOf(call),
-    };
-    return this.list(config, call);
+    return this.list({ ...programRecordsConfig(program), ...this.commitmentOf(call) }, call);
   }
 
   /** Finds the accounts of `records` among the delegation program's accounts. */

@@ -3,9 +3,10 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import { LRUCache } from 'lru-cache';
-import type { DelegationRecord } from '../delegation/record-codec.js';
+import type { ProgramErLookup } from '../delegation/program-ers.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
+import type { NotifiedShape } from './subscription-table.js';
 
 /** ERs routing may not use, remembered so as to warn once each. */
 const MAX_UNKNOWN_ERS = 1000;
@@ -14,10 +15,32 @@ type Logger = PluginContext['log'];
 
 /** One client subscription's end of a relayed subscription. */
 export interface RelayHolder {
-  /** A notification, serialized once for every client of it (the upstream's own result text). */
-  deliver(result: SerializedResult): void;
+  /**
+   * A notification: `result` serialized once for every client of it (the upstream's own
+   * text), `value` that text parsed (for reading its shape only: u64 fields are not exact).
+   */
+  deliver(result: SerializedResult, value: unknown): void;
   /** An upstream no longer serves it (it refused it when subscribed again): the client's end, saying why. */
   lose(reason: string): void;
+}
+
+/**
+ * What a relayed subscription follows on the ERs besides the base chain: the ER an account
+ * is delegated to, or the ERs a program's delegated accounts are; none (the base chain only).
+ */
+export type Follows =
+  | { readonly account: string; readonly program?: never }
+  | { readonly program: string; readonly account?: never }
+  | undefined;
+
+/** One distinct relayed subscription: what the clients that share it asked for, normalized. */
+export interface Relayed {
+  /** Its identity: clients holding the same key share one upstream subscription per upstream. */
+  readonly key: string;
+  readonly follows: Follows;
+  readonly subscription: UpstreamSubscription;
+  /** The shape of its notifications' result; another shape is logged and dropped. */
+  readonly notified: NotifiedShape;
 }
 
 interface Client {
@@ -26,16 +49,18 @@ interface Client {
   waiting: { readonly acked: () => void; readonly refused: (error: RpcError) => void } | undefined;
 }
 
-interface Held {
-  readonly key: string;
-  /** The account an accountSubscribe follows (undefined for slotSubscribe: base chain only). */
-  readonly account: string | undefined;
-  readonly subscription: UpstreamSubscription;
+interface Held extends Relayed {
   readonly clients: Set<Client>;
-  /** The ER socket it is subscribed on too, while its account is delegated there. */
-  er: UpstreamPool | undefined;
+  /** The ER sockets it is subscribed on too, each with its ER's identity. */
+  readonly ers: Map<UpstreamPool, string>;
   /** Whether the base chain acknowledged it: a new client is answered at once. */
   acked: boolean;
+}
+
+/** The base-chain subscription that tells of a program's new delegations, shared by its relayed programSubscribes. */
+interface ProgramWatch {
+  readonly end: AbortController;
+  readonly release: Promise<() => void>;
 }
 
 export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'> {
@@ -46,18 +71,23 @@ export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'
 }
 
 /**
- * Relays accountSubscribe and slotSubscribe to the upstreams' websockets, as MagicBlock's
- * Rust router does: every subscription on the base chain, and an accountSubscribe also on
- * the ER its account is delegated to, for as long as it is; notifications of both reach
- * the client. One socket per upstream, one upstream subscription per distinct (method,
- * account, config) however many clients hold it; the last one leaving unsubscribes it.
+ * Relays Solana's subscriptions to the upstreams' websockets, as MagicBlock's Rust router
+ * relays accountSubscribe: every subscription on the base chain, and one that follows an
+ * account (accountSubscribe, logsSubscribe of an account) also on the ER the account is
+ * delegated to, for as long as it is; a programSubscribe also on the ERs that hold the
+ * program's delegated accounts, passing from each only the accounts delegated to it. One
+ * socket per upstream, one upstream subscription per distinct normalized request however
+ * many clients hold it; the last one leaving unsubscribes it.
  */
 export class PubsubRelay {
   /** Upstream sockets by upstream name (the base chain's, and each ER's while it relays something). */
   private readonly sockets = new Map<string, UpstreamPool>();
   private readonly held = new Map<string, Held>();
-  /** Held accountSubscribe subscriptions by account: what a delegation change moves. */
+  /** Held subscriptions that follow an account, by account: what a delegation change moves. */
   private readonly byAccount = new Map<string, Set<Held>>();
+  /** Held programSubscribes by program: what a new delegation of one of its accounts extends. */
+  private readonly byProgram = new Map<string, Set<Held>>();
+  private readonly watches = new Map<string, ProgramWatch>();
   /**
    * ERs routing may not use, warned of once each while remembered: bounded, since anyone can
    * delegate an account to an identity of their choosing and subscribe to it.
@@ -68,12 +98,13 @@ export class PubsubRelay {
 
   constructor(
     private readonly routing: Routing,
+    private readonly programs: ProgramErLookup,
     private readonly options: PubsubRelayOptions,
     private readonly log: () => Logger | undefined,
   ) {
     this.stopListening = routing.source.listen({
       changed: (account, record) => {
-        for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record);
+        for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record?.authority);
       },
       // Asked again so that a relayed account's record stays followed. Not when the cache's
       // bound evicted it: reading it again would evict another, and so on without end; its
@@ -85,7 +116,7 @@ export class PubsubRelay {
     });
   }
 
-  /** Distinct subscriptions relayed now. */
+  /** Distinct subscriptions relayed now (a program's delegation watch included). */
   get size(): number {
     return this.held.size;
   }
@@ -101,29 +132,23 @@ export class PubsubRelay {
   }
 
   /**
-   * One client's share of the subscription `key`; `account` names the account an
-   * accountSubscribe follows. Resolves once the base chain acknowledged the subscription
-   * (at once when it already has) with what releases the share (once; later calls do
-   * nothing); rejects with the upstream's own error when it refuses it, or when `signal`
-   * (the subscribe call's) aborts first.
+   * One client's share of `relayed`. Resolves once the base chain acknowledged the
+   * subscription (at once when it already has) with what releases the share (once; later
+   * calls do nothing); rejects with the upstream's own error when it refuses it, or when
+   * `signal` (the subscribe call's) aborts first.
    */
-  hold(
-    key: string,
-    account: string | undefined,
-    subscription: UpstreamSubscription,
-    holder: RelayHolder,
-    signal: AbortSignal,
-  ): Promise<() => void> {
-    let held = this.held.get(key);
+  hold(relayed: Relayed, holder: RelayHolder, signal: AbortSignal): Promise<() => void> {
+    let held = this.held.get(relayed.key);
     if (held === undefined) {
-      held = { key, account, subscription, clients: new Set(), er: undefined, acked: false };
-      this.held.set(key, held);
-      this.socketOf(this.routing.baseChain, this.options.baseWsUrl).subscribe(key, subscription);
+      held = { ...relayed, clients: new Set(), ers: new Map(), acked: false };
+      this.held.set(relayed.key, held);
+      this.socketOf(this.routing.baseChain, this.options.baseWsUrl).subscribe(held.key, held.subscription);
+      const { account, program } = relayed.follows ?? {};
       if (account !== undefined) {
-        const same = this.byAccount.get(account) ?? new Set();
-        this.byAccount.set(account, same.add(held));
+        this.byAccount.set(account, (this.byAccount.get(account) ?? new Set()).add(held));
         this.route(account);
       }
+      if (program !== undefined) this.followProgram(held, program);
     }
     // An object of its own: one holder given twice is two clients.
     const client: Client = { holder, waiting: undefined };
@@ -162,6 +187,8 @@ export class PubsubRelay {
     this.sockets.clear();
     this.held.clear();
     this.byAccount.clear();
+    this.byProgram.clear();
+    this.watches.clear();
   }
 
   /** Ends `held` on every upstream it is subscribed on. */
@@ -169,11 +196,11 @@ export class PubsubRelay {
     if (this.held.get(held.key) !== held) return;
     this.held.delete(held.key);
     this.release(this.sockets.get(this.routing.baseChain.name), held.key);
-    this.release(held.er, held.key);
-    if (held.account === undefined) return;
-    const same = this.byAccount.get(held.account);
-    same?.delete(held);
-    if (same?.size === 0) this.byAccount.delete(held.account);
+    for (const socket of held.ers.keys()) this.release(socket, held.key);
+    held.ers.clear();
+    const { account, program } = held.follows ?? {};
+    if (account !== undefined) leave(this.byAccount, account, held);
+    if (program !== undefined && leave(this.byProgram, program, held)) this.unwatch(program);
   }
 
   private acked(socket: UpstreamPool, key: string): void {
@@ -194,7 +221,7 @@ export class PubsubRelay {
    */
   private refused(socket: UpstreamPool, key: string, error: unknown): void {
     const held = this.held.get(key);
-    if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er)) return;
+    if (held === undefined || (socket.name !== this.routing.baseChain.name && !held.ers.has(socket))) return;
     this.drop(held);
     const answer = refusalOf(error);
     const reason = `${held.subscription.subscribe} no longer served: the upstream refused it when subscribed again`;
@@ -212,7 +239,7 @@ export class PubsubRelay {
     if (this.stopped || !this.byAccount.has(account)) return;
     this.routing.source.watch(account).then(
       (record) => {
-        for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record);
+        for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record?.authority);
       },
       (err: unknown) =>
         this.log()?.warn(
@@ -222,34 +249,110 @@ export class PubsubRelay {
     );
   }
 
-  /** Subscribes `held` on the ER `record` names (none: the base chain only), leaving the one it was on. */
-  private moveTo(held: Held, record: DelegationRecord | null): void {
+  /** Subscribes `held` on the ER `authority` names (none: the base chain only), leaving the one it was on. */
+  private moveTo(held: Held, authority: string | undefined): void {
     if (this.held.get(held.key) !== held) return;
-    const er = record === null ? undefined : this.erOf(record);
-    const socket = er && this.socketOf(er, deriveWsUrl(er.url));
-    if (socket === held.er) return;
-    this.release(held.er, held.key);
-    held.er = socket;
-    socket?.subscribe(held.key, held.subscription);
+    const socket = authority === undefined ? undefined : this.erSocket(authority);
+    const [current] = held.ers.keys();
+    if (socket === current) return;
+    if (current !== undefined) {
+      held.ers.delete(current);
+      this.release(current, held.key);
+    }
+    if (socket !== undefined) this.subscribeOn(held, socket, authority!);
     this.log()?.debug(
-      { account: held.account, upstream: er?.name ?? this.routing.baseChain.name },
-      'relayed account subscription follows its delegation',
+      { account: held.follows?.account, upstream: socket?.name ?? this.routing.baseChain.name },
+      'relayed subscription follows its account’s delegation',
     );
   }
 
-  private erOf(record: DelegationRecord): Upstream | undefined {
+  /**
+   * A programSubscribe follows the ERs its program's records name now, and those of the
+   * delegations the base chain notifies from now on (one watch per program, shared).
+   */
+  private followProgram(held: Held, program: string): void {
+    const same = this.byProgram.get(program) ?? new Set();
+    this.byProgram.set(program, same.add(held));
+    if (!this.watches.has(program)) this.watch(program);
+    void this.programs.ersOf(program).then((ers) => {
+      if (this.held.get(held.key) !== held) return;
+      if (ers.known) {
+        for (const authority of ers.authorities) this.extend(held, authority);
+        return;
+      }
+      this.log()?.warn(
+        { program, reason: ers.reason },
+        "a program's delegation records not read (past delegations.maxProgramRecords, or the base chain did not answer); its programSubscribe is relayed from every vetted ER",
+      );
+      for (const er of this.routing.ers.vetted()) this.extend(held, er.identity!);
+    });
+  }
+
+  private watch(program: string): void {
+    const end = new AbortController();
+    const release = this.hold(
+      {
+        key: `delegations-of:${program}`,
+        follows: undefined,
+        subscription: this.programs.recordsSubscription(program),
+        notified: 'context',
+      },
+      {
+        deliver: (_result, value) => {
+          const authority = this.programs.authorityIn(value);
+          if (authority === undefined) return;
+          for (const held of this.byProgram.get(program) ?? []) this.extend(held, authority);
+        },
+        lose: () => this.log()?.warn({ program }, "a program's new delegations are no longer followed"),
+      },
+      end.signal,
+    );
+    release.catch((err: unknown) => {
+      if (!end.signal.aborted)
+        this.log()?.warn({ program, err }, "a program's new delegations are not followed");
+    });
+    this.watches.set(program, { end, release });
+  }
+
+  private unwatch(program: string): void {
+    const watch = this.watches.get(program);
+    if (watch === undefined) return;
+    this.watches.delete(program);
+    watch.end.abort();
+    watch.release.then(
+      (release) => release(),
+      () => undefined,
+    );
+  }
+
+  /** Subscribes a programSubscribe on the ER `authority` names too, unless it already is. */
+  private extend(held: Held, authority: string): void {
+    if (this.held.get(held.key) !== held) return;
+    const socket = this.erSocket(authority);
+    if (socket !== undefined && !held.ers.has(socket)) this.subscribeOn(held, socket, authority);
+  }
+
+  private subscribeOn(held: Held, socket: UpstreamPool, authority: string): void {
+    held.ers.set(socket, authority);
+    socket.subscribe(held.key, held.subscription);
+  }
+
+  /** The socket of the ER `authority` names, when routing may use it. */
+  private erSocket(authority: string): UpstreamPool | undefined {
+    let er: Upstream;
     try {
-      return this.routing.erOfRecord(record);
+      er = this.routing.erOfIdentity(authority);
     } catch {
-      if (!this.unknownErs.has(record.authority)) {
-        this.unknownErs.set(record.authority, true);
+      if (!this.unknownErs.has(authority)) {
+        this.unknownErs.set(authority, true);
         this.log()?.warn(
-          { identity: record.authority },
+          { identity: authority },
           'account delegated to an ER routing may not use (not listed, or not allowed); notified from the base chain only',
         );
       }
       return undefined;
     }
+    return this.socketOf(er, deriveWsUrl(er.url));
   }
 
   /** Ends `key` on `socket`; an ER socket left with nothing to relay is closed. */
@@ -291,24 +394,57 @@ export class PubsubRelay {
 
   private notified(socket: UpstreamPool, key: string, result: UpstreamResult): boolean {
     const held = this.held.get(key);
+    const fromBase = socket.name === this.routing.baseChain.name;
+    const er = fromBase ? undefined : held?.ers.get(socket);
     // From an ER it no longer follows: an answer in flight when it moved.
-    if (held === undefined || (socket.name !== this.routing.baseChain.name && socket !== held.er))
-      return true;
+    if (held === undefined || (!fromBase && er === undefined)) return true;
     const value = result.value;
-    if (!isNotification(value)) {
+    if (!isShaped(held.notified, value)) {
       this.log()?.warn(
         { upstream: socket.name, method: held.subscription.notification },
         'upstream sent a notification of another shape; ignored',
       );
       return false;
     }
+    const { account, program } = held.follows ?? {};
     // The account changed hands with the delegation program (the Rust router's cue): ask where it is now.
-    if (held.account !== undefined && ownerOf(value) === this.options.programId) this.route(held.account);
+    if (account !== undefined && ownerOf(value) === this.options.programId) this.route(account);
     // The upstream's own text, serialized once for all: parsed values would change its u64 fields.
     const shared = new SerializedResult(result.json);
-    for (const client of held.clients) client.holder.deliver(shared);
+    if (program !== undefined && er !== undefined) this.deliverDelegated(held, er, value, shared);
+    else for (const client of held.clients) client.holder.deliver(shared, value);
     return true;
   }
+
+  /**
+   * An ER's programNotification reaches the clients when its account is delegated to that
+   * ER: an ER also holds copies of accounts that live on the base chain, which the base
+   * chain notifies itself.
+   */
+  private deliverDelegated(held: Held, er: string, value: unknown, shared: SerializedResult): void {
+    const pubkey = (value as { value?: { pubkey?: unknown } }).value?.pubkey;
+    if (typeof pubkey !== 'string') return;
+    this.routing.source.recordOf(pubkey).then(
+      (record) => {
+        if (record?.authority !== er || this.held.get(held.key) !== held) return;
+        for (const client of held.clients) client.holder.deliver(shared, value);
+      },
+      (err: unknown) =>
+        this.log()?.debug(
+          { account: pubkey, err },
+          "an ER's program notification dropped: its delegation unknown",
+        ),
+    );
+  }
+}
+
+/** Removes `held` from `account`'s set; true when that emptied it. */
+function leave(index: Map<string, Set<Held>>, name: string, held: Held): boolean {
+  const same = index.get(name);
+  same?.delete(held);
+  if (same?.size !== 0) return false;
+  index.delete(name);
+  return true;
 }
 
 /** The upstream's error as the client's answer, when it is a JSON-RPC error object; else our own. */
@@ -320,13 +456,13 @@ function refusalOf(error: unknown): RpcError {
   return new RpcError(ErrorCode.INTERNAL_ERROR, 'the upstream refused the subscription');
 }
 
-/** Solana's notification results: an object (accountNotification's carries context.slot). */
-function isNotification(result: unknown): result is object {
+/** Whether a notification's result has the shape its subscription notifies. */
+function isShaped(shape: NotifiedShape, result: unknown): boolean {
+  if (shape === 'integer') return typeof result === 'number' && Number.isSafeInteger(result) && result >= 0;
   if (result === null || typeof result !== 'object') return false;
-  const context = (result as { context?: unknown }).context;
-  if (context === undefined) return true;
-  const slot = (context as { slot?: unknown } | null)?.slot;
+  if (shape === 'object') return true;
+  const slot = (result as { context?: { slot?: unknown } | null }).context?.slot;
   return typeof slot === 'number' && Number.isSafeInteger(slot) && slot >= 0;
 }
 
-const ownerOf = (result: object): unknown => (result as { value?: { owner?: unknown } | null }).value?.owner;
+const ownerOf = (result: unknown): unknown => (result as { value?: { owner?: unknown } | null }).value?.owner;
