@@ -313,7 +313,7 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
   }
 });
 
-describe('logsSubscribe of a delegated account (base-chain stand-in, a recording ER in front of validator B)', function () {
+describe('logsSubscribe and programSubscribe of delegated accounts (base-chain stand-in, a recording ER in front of validator B)', function () {
   this.timeout(60_000);
   let base: DelegationChain;
   let er: DelegationChain;
@@ -389,6 +389,73 @@ describe('logsSubscribe of a delegated account (base-chain stand-in, a recording
     expect((await answerTo(ours, 'logsUnsubscribe', [id], 9)).result).to.equal(true);
     await waitFor(() => base.logSubscriptionsOf(account) === 0, 'the base-chain unsubscribe');
     await waitFor(() => relay().size === 0, 'released');
+  });
+
+  it("programSubscribe: the base chain's notifications, and the ER's of the program's accounts delegated to it, before and after the subscription", async () => {
+    const program = newIdentity();
+    const delegated = newIdentity();
+    await base.delegateProgramAccount(delegated, b, program, new Uint8Array(8));
+    const ours = await TestSocket.open(server!.websocketUrl!);
+    open.push(ours);
+    const id = await subscribe(ours, 'programSubscribe', [program, { encoding: 'base64' }]);
+    await waitFor(() => er.programSubscriptionsOf(program) === 1, "the ER's programSubscribe");
+    await waitFor(() => base.programSubscriptionsOf(program) === 1, "the base chain's programSubscribe");
+    const pubkeyOf = (frame: Frame): string =>
+      (frame.params!.result as { value: { pubkey: string } }).value.pubkey;
+
+    // The ER's write of the delegated account is relayed, as the ER wrote it.
+    const { slot } = er.notifyProgram(program, delegated, new Uint8Array(8).fill(5));
+    const fromEr = await nextOf(ours, 'programNotification');
+    expect(fromEr.params).to.deep.equal({
+      result: {
+        context: { slot },
+        value: {
+          pubkey: delegated,
+          account: {
+            data: [Buffer.alloc(8, 5).toString('base64'), 'base64'],
+            executable: false,
+            lamports: 1_559_040,
+            owner: program,
+            rentEpoch: 18446744073709551615,
+            space: 8,
+          },
+        },
+      },
+      subscription: id,
+    });
+    // An account the ER writes for the program that is not delegated to it is not: its
+    // word about it is not the router's to pass on. The base chain's next one arrives next.
+    er.notifyProgram(program, newIdentity(), new Uint8Array(8));
+    const onBase = newIdentity();
+    base.notifyProgram(program, onBase, new Uint8Array(4));
+    expect(pubkeyOf(await nextOf(ours, 'programNotification'))).to.equal(onBase);
+
+    // A program with no delegated account yet: its ER is subscribed when one is delegated.
+    const later = newIdentity();
+    const laterAccount = newIdentity();
+    const second = await subscribe(ours, 'programSubscribe', [later, { encoding: 'base64' }], 2);
+    await waitFor(() => base.programSubscriptionsOf(later) === 1, "the base chain's programSubscribe");
+    expect(er.programSubscriptionsOf(later)).to.equal(0);
+    await base.delegateProgramAccount(laterAccount, b, later, new Uint8Array(8));
+    await waitFor(
+      () => er.programSubscriptionsOf(later) === 1,
+      "the ER's programSubscribe after the delegation",
+    );
+    er.notifyProgram(later, laterAccount, new Uint8Array(8).fill(6));
+    const laterFrame = await nextOf(ours, 'programNotification');
+    expect([pubkeyOf(laterFrame), laterFrame.params!.subscription]).to.deep.equal([laterAccount, second]);
+
+    for (const [sub, n] of [
+      [id, 11],
+      [second, 12],
+    ] as const)
+      expect((await answerTo(ours, 'programUnsubscribe', [sub], n)).result).to.equal(true);
+    await waitFor(
+      () => er.programSubscriptionsOf(program) + er.programSubscriptionsOf(later) === 0,
+      'ER released',
+    );
+    await base.undelegate(delegated);
+    await base.undelegate(laterAccount);
   });
 
   it('logsSubscribe "all" of a server with a delegated account goes to the base chain only', async () => {

@@ -71,6 +71,11 @@ export class DelegationChain {
   private readonly subscriptions = new Map<number, { socket: WebSocket; pubkey: string }>();
   /** logsSubscribe subscriptions: id → the socket and the account its filter mentions ('all' for the others). */
   private readonly logSubscriptions = new Map<number, { socket: WebSocket; mentions: string }>();
+  /** programSubscribe subscriptions: id → the socket, the program and the call's config (filters, slice). */
+  private readonly programSubscriptions = new Map<
+    number,
+    { socket: WebSocket; program: string; config: (ReadConfig & { filters?: Filter[] }) | undefined }
+  >();
   private nextSubscription = 1;
   private slot = 1;
   /** accountSubscribe calls received, by pubkey (refused ones included). */
@@ -109,6 +114,8 @@ export class DelegationChain {
           if (held.socket === socket) chain.subscriptions.delete(id);
         for (const [id, held] of chain.logSubscriptions)
           if (held.socket === socket) chain.logSubscriptions.delete(id);
+        for (const [id, held] of chain.programSubscriptions)
+          if (held.socket === socket) chain.programSubscriptions.delete(id);
       });
     });
     return chain;
@@ -132,7 +139,38 @@ export class DelegationChain {
     const pda = await delegationRecordAddress(address(account), address(DELEGATION_PROGRAM_ID));
     this.accounts.set(pda, { data, owner });
     this.notify(pda);
+    if (owner === DELEGATION_PROGRAM_ID) this.notifyProgram(DELEGATION_PROGRAM_ID, pda);
     return pda;
+  }
+
+  /** How many programSubscribe subscriptions of `program` are open. */
+  programSubscriptionsOf(program: string): number {
+    return [...this.programSubscriptions.values()].filter((s) => s.program === program).length;
+  }
+
+  /**
+   * A write of `pubkey` (held here, or put now with `data`, owned by `program`): a
+   * programNotification to every subscriber of `program` whose filters it passes, sliced and
+   * encoded as each asked, at a new slot.
+   */
+  notifyProgram(program: string, pubkey: string, data?: Uint8Array): { slot: number } {
+    if (data !== undefined) this.accounts.set(pubkey, { data, owner: program });
+    const held = this.accounts.get(pubkey);
+    const slot = ++this.slot;
+    for (const [subscription, { socket, program: followed, config }] of this.programSubscriptions) {
+      if (followed !== program || held === undefined || !passesFilters(held.data, config?.filters)) continue;
+      const value = { pubkey, account: this.encoded(pubkey, config) };
+      socket.send(
+        withU64(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'programNotification',
+            params: { result: { context: { slot }, value }, subscription },
+          }),
+        ),
+      );
+    }
+    return { slot };
   }
 
   /** How many accountSubscribe subscriptions of `pubkey` are open. */
@@ -288,6 +326,13 @@ export class DelegationChain {
       reply(id);
     } else if (call.method === 'logsUnsubscribe') {
       reply(this.logSubscriptions.delete(Number(call.params?.[0])));
+    } else if (call.method === 'programSubscribe' && typeof call.params?.[0] === 'string') {
+      const id = this.nextSubscription++;
+      const config = call.params[1] as (ReadConfig & { filters?: Filter[] }) | undefined;
+      this.programSubscriptions.set(id, { socket, program: call.params[0], config });
+      reply(id);
+    } else if (call.method === 'programUnsubscribe') {
+      reply(this.programSubscriptions.delete(Number(call.params?.[0])));
     } else {
       socket.send(
         JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: call.id }),
@@ -433,14 +478,8 @@ export class DelegationChain {
 
   /** The delegation program's accounts held here, filtered, sliced and encoded as the call asks. */
   private delegationProgramAccounts(config: (ReadConfig & { filters?: Filter[] }) | undefined): unknown[] {
-    const passes = (data: Uint8Array): boolean =>
-      (config?.filters ?? []).every((f) => {
-        if (f.dataSize !== undefined) return data.length === f.dataSize;
-        const wanted = base58Bytes.encode(f.memcmp!.bytes);
-        return wanted.every((b, i) => data[f.memcmp!.offset + i] === b);
-      });
     return [...this.accounts]
-      .filter(([, a]) => a.owner === DELEGATION_PROGRAM_ID && passes(a.data))
+      .filter(([, a]) => a.owner === DELEGATION_PROGRAM_ID && passesFilters(a.data, config?.filters))
       .map(([pubkey]) => ({ pubkey, account: this.encoded(pubkey, config) }));
   }
 
@@ -456,6 +495,15 @@ export class DelegationChain {
     });
     return res.text();
   }
+}
+
+/** Whether `data` passes getProgramAccounts' `dataSize` and `memcmp` (base58) filters. */
+function passesFilters(data: Uint8Array, filters: readonly Filter[] = []): boolean {
+  return filters.every((f) => {
+    if (f.dataSize !== undefined) return data.length === f.dataSize;
+    const wanted = base58Bytes.encode(f.memcmp!.bytes);
+    return wanted.every((b, i) => data[f.memcmp!.offset + i] === b);
+  });
 }
 
 /** `history` from `before` (exclusive) to `until` (exclusive), `limit` at most, as Agave lists it. */
