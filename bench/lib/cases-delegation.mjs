@@ -7,6 +7,9 @@
 //     latency a router adds (the `added` notes and the goal).
 //   *.blockhash-*: getBlockhashForAccounts of no account and of one no ER holds, at the
 //     bench's load; A does not serve it, so the Rust router is the baseline.
+//   *.getAccountInfo, *.getSlot: a standard read passed through to A (an account no ER
+//     holds; the cluster's slot), one connection, closed loop: what a pass-through hop adds
+//     to A's own latency (`added`), and its CPU per call, against bare forwarding's.
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
@@ -25,6 +28,12 @@ const isBlockhash = expectResult(
   (r) => typeof r?.blockhash === 'string' && r.lastValidBlockHeight > 0,
   'a flat { blockhash, lastValidBlockHeight > 0 }',
 );
+
+const isAccountAnswer = expectResult(
+  (r) => typeof r?.context?.slot === 'number' && r.value === null,
+  '{ context, value: null } (an account nobody holds)',
+);
+const isSlot = expectResult((r) => Number.isInteger(r) && r > 0, 'a slot');
 
 /** Sends per round: 100 per measured second of the other rows (1 connection, ~2 ms each). */
 const sends = (settings) => Math.max(20, Math.round(100 * settings.duration));
@@ -72,7 +81,28 @@ export function delegationCases({ peerAbsent, pids }) {
       check: isBlockhash,
       vs: at === 'dlg' ? [`r.blockhash-${kind}`] : undefined,
     });
+  const read = (at, method, params, check) =>
+    row(at, method, {
+      what: `${method} passed through to A, 1 connection`,
+      requests: [{ path: '/', body: call(method, params) }],
+      connections: 1,
+      check,
+      added: at !== 'v',
+      vs:
+        at === 'v'
+          ? undefined
+          : at === 'dlg'
+            ? [`v.${method}`, `p.${method}`, `r.${method}`]
+            : [`v.${method}`],
+    });
+  const reads = [
+    ['getAccountInfo', [ACCOUNT, { encoding: 'base64' }], isAccountAnswer],
+    ['getSlot', [], isSlot],
+  ];
   return [
+    ...reads.flatMap(([method, params, check]) =>
+      ['dlg', 'v', 'p', 'r'].map((at) => read(at, method, params, check)),
+    ),
     send('dlg', ['v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction']),
     send('v'),
     send('p', ['v.sendTransaction']),

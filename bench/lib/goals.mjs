@@ -45,10 +45,30 @@ export const GOALS = [
     'p50Added',
     'ms',
   ),
+  ...['getAccountInfo', 'getSlot'].flatMap((method) => [
+    {
+      name: `${method} passed through: latency added to validator A direct, p50 ÷ bare forwarding's`,
+      row: `dlg.${method}`,
+      vs: `v.${method}`,
+      over: `p.${method}`,
+      metric: 'p50AddedRatio',
+      atMost: 1.2,
+    },
+    atMost(
+      `${method} passed through: CPU per call ÷ bare forwarding's`,
+      `dlg.${method}`,
+      `p.${method}`,
+      1.5,
+      'cpu',
+    ),
+  ]),
 ];
 
 /** Which figure of a row's pair with its baseline a goal reads (`vs` entries, summary.mjs). */
-const METRIC = { p99: 'p99Ratio', p50Added: 'p50AddedMs' };
+const METRIC = { p99: 'p99Ratio', p50Added: 'p50AddedMs', cpu: 'cpuRatio' };
+
+/** A row's added p50 over `vs` (its pair's p50AddedMs), or undefined. */
+const addedOver = (rows, id, vs) => rows.find((r) => r.id === id)?.vs?.find((v) => v.id === vs)?.p50AddedMs;
 
 /**
  * Issue 12's rules allow the call log sampled as a documented option, not the default,
@@ -80,7 +100,7 @@ export function goalRows(rows) {
     const row = judgedRow(g, rows);
     if (!row) continue;
     judged.add(row);
-    for (const r of rows) if (r.id === g.vs && r.group === row.group) judged.add(r);
+    for (const r of rows) if ((r.id === g.vs || r.id === g.over) && r.group === row.group) judged.add(r);
   }
   return judged;
 }
@@ -89,9 +109,13 @@ export function goalRows(rows) {
 function measuredRatio(g, rows) {
   const row = judgedRow(g, rows);
   const pair = row?.vs.find((v) => v.id === g.vs);
-  const ratio = pair?.[METRIC[g.metric] ?? 'ratio'];
+  // The latency one row adds to a baseline, over what another (bare forwarding) adds to it.
+  const ratio =
+    g.metric === 'p50AddedRatio'
+      ? addedOver(rows, g.row, g.vs) / addedOver(rows, g.over, g.vs)
+      : pair?.[METRIC[g.metric] ?? 'ratio'];
   if (Number.isFinite(ratio)) return { ratio };
-  const why = [g.row, g.vs].map((id) => {
+  const why = [g.row, g.vs, ...(g.over ? [g.over] : [])].map((id) => {
     const r = rows.find((x) => x.id === id);
     if (!r) return `${id} not run`;
     return r.absent ? `${id} absent` : r.error ? `${id} failed` : '';

@@ -53,6 +53,10 @@ export const GROUPS = [
     name: 'delegation router: sendTransaction to A, 1 connection',
     quick: ['dlg.sendTransaction', 'v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction'],
   },
+  ...['getAccountInfo', 'getSlot'].map((method) => ({
+    name: `delegation router: ${method} passed through to A, 1 connection`,
+    quick: ['dlg', 'v', 'p', 'r'].map((at) => `${at}.${method}`),
+  })),
   {
     name: 'delegation router: getBlockhashForAccounts',
     full: ['dlg.blockhash-empty', 'r.blockhash-empty', 'dlg.blockhash-account', 'r.blockhash-account'],
