@@ -81,6 +81,18 @@ export function delegationCases({ peerAbsent, pids }) {
       check: isBlockhash,
       vs: at === 'dlg' ? [`r.blockhash-${kind}`] : undefined,
     });
+  return [
+    ...passThroughReads(row),
+    send('dlg', ['v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction']),
+    send('v'),
+    send('p', ['v.sendTransaction']),
+    send('r', ['v.sendTransaction']),
+    ...['dlg', 'r'].flatMap((at) => [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])]),
+  ];
+}
+
+/** getAccountInfo and getSlot passed through to A, at each of `row`'s places. */
+function passThroughReads(row) {
   const read = (at, method, params, check) =>
     row(at, method, {
       what: `${method} passed through to A, 1 connection`,
@@ -99,14 +111,7 @@ export function delegationCases({ peerAbsent, pids }) {
     ['getAccountInfo', [ACCOUNT, { encoding: 'base64' }], isAccountAnswer],
     ['getSlot', [], isSlot],
   ];
-  return [
-    ...reads.flatMap(([method, params, check]) =>
-      ['dlg', 'v', 'p', 'r'].map((at) => read(at, method, params, check)),
-    ),
-    send('dlg', ['v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction']),
-    send('v'),
-    send('p', ['v.sendTransaction']),
-    send('r', ['v.sendTransaction']),
-    ...['dlg', 'r'].flatMap((at) => [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])]),
-  ];
+  return reads.flatMap(([method, params, check]) =>
+    ['dlg', 'v', 'p', 'r'].map((at) => read(at, method, params, check)),
+  );
 }
