@@ -27,6 +27,13 @@ export class ChainProxy {
   refuseWs: ((call: ProxiedCall) => JsonRpcErrorObject | undefined) | undefined;
   /** Forwards an HTTP request at once but holds its answer until the returned promise settles. */
   holdHttp: ((call: ProxiedCall) => Promise<void> | undefined) | undefined;
+  /**
+   * Answers an HTTP request itself, A never asked, when it returns something: a status with an
+   * empty body (a gateway's 503 or 429 before any JSON-RPC), or `reset` (the connection dropped).
+   */
+  failHttp: ((call: ProxiedCall) => { readonly status: number } | 'reset' | undefined) | undefined;
+  /** getSlot answers this many slots behind A's (a provider that lags). */
+  slotLag = 0;
   readonly httpCalls: ProxiedCall[] = [];
   /** The method of every HTTP request answered, in the order the answers were sent. */
   readonly httpAnswered: string[] = [];
@@ -102,18 +109,31 @@ export class ChainProxy {
     const body = Buffer.concat(chunks).toString('utf8');
     const call = callOf(body);
     if (call) this.httpCalls.push(call);
+    const failure = call && this.failHttp?.(call);
+    if (failure === 'reset') return void res.socket?.destroy();
+    if (failure !== undefined) {
+      res.writeHead(failure.status, { 'content-length': 0 });
+      return void res.end();
+    }
     const upstream = await fetch(CHAIN_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
     }).catch(() => undefined);
-    const text = upstream ? await upstream.text() : '';
+    const text = upstream ? this.lagging(call, await upstream.text()) : '';
     const hold = call && this.holdHttp?.(call);
     if (hold) await hold.catch(() => undefined);
     if (!upstream) return void res.socket?.destroy();
     res.writeHead(upstream.status, { 'content-type': 'application/json' });
     res.end(text);
     if (call) this.httpAnswered.push(call.method);
+  }
+
+  private lagging(call: ProxiedCall | undefined, text: string): string {
+    if (this.slotLag === 0 || call?.method !== 'getSlot') return text;
+    const reply = JSON.parse(text) as { result?: unknown };
+    if (typeof reply.result !== 'number') return text;
+    return JSON.stringify({ ...reply, result: reply.result - this.slotLag });
   }
 
   private upgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): void {

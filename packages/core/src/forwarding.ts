@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
 import { RpcError } from './errors.js';
-import type { JsonRpcClient } from './jsonrpc-client.js';
+import type { JsonRpcClient, JsonRpcOutcome } from './jsonrpc-client.js';
+import type { ProviderSet } from './provider-set.js';
 import type { UpstreamCallOutcome } from './upstream-call.js';
 import { defineMethod, type MaybePromise, type MethodDefinition, type Schema } from './method.js';
 import type { DeclaredError } from './plugin.js';
@@ -15,6 +16,12 @@ export interface ForwardTarget {
   readonly url: string;
   /** What every connection to `url` goes through, for a node anyone could name (see AddressGuard). */
   readonly addressGuard?: AddressGuard;
+  /**
+   * Several providers of one node (a chain's RPC providers): calls go through the set, which
+   * picks a healthy one; `url` is then not called. Each attempt is reported under
+   * `<name>:<provider>` when the set has more than one.
+   */
+  readonly providers?: ProviderSet;
 }
 
 export interface ForwarderOptions<T extends ForwardTarget = ForwardTarget> {
@@ -35,6 +42,8 @@ export interface ForwardCall {
   readonly signal?: AbortSignal;
   /** This call's reply cap; default the client's. */
   readonly maxReplyBytes?: number;
+  /** A write (a transaction): never hedged, and sent to another provider only when the first cannot have taken it. */
+  readonly write?: boolean;
 }
 
 /**
@@ -76,19 +85,42 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     params: unknown,
     call: ForwardCall,
   ): Promise<{ value: unknown; text: string }> {
-    const started = performance.now();
-    const outcome = await this.client.call(target.url, {
+    const spec = {
       method,
       params,
       timeoutMs: this.options.timeoutMs,
       signal: call.signal,
       maxReplyBytes: call.maxReplyBytes,
       addressGuard: target.addressGuard,
-    });
-    const ms = performance.now() - started;
+    };
+    const observe = this.options.observe;
+    if (target.providers !== undefined) {
+      const { providers } = target;
+      const outcome = await providers.call({
+        ...spec,
+        write: call.write,
+        onAttempt: (provider, attempt, ms) => {
+          const named =
+            providers.size > 1 ? ({ ...target, name: `${target.name}:${provider}` } as T) : target;
+          observe?.(named, callOutcomeOf(attempt), ms);
+        },
+      });
+      return this.answerOf(target, method, call, outcome);
+    }
+    const started = performance.now();
+    const outcome = await this.client.call(target.url, spec);
+    observe?.(target, callOutcomeOf(outcome), performance.now() - started);
+    return this.answerOf(target, method, call, outcome);
+  }
+
+  private answerOf(
+    target: T,
+    method: string,
+    call: ForwardCall,
+    outcome: JsonRpcOutcome,
+  ): { value: unknown; text: string } {
     if (outcome.kind === 'reply') {
       const { reply, text } = outcome;
-      this.options.observe?.(target, reply.error == null ? 'ok' : 'rpc_error', ms);
       if (reply.error != null) {
         const { code, message, data } = reply.error;
         throw new RpcError(code, message, data);
@@ -96,14 +128,12 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       return { value: reply.result, text };
     }
     if (outcome.kind === 'bad_reply' && outcome.problem === 'too_large') {
-      this.options.observe?.(target, 'bad_response', ms);
       throw RpcError.from(this.options.errors.tooLarge, {
         upstream: target.name,
         method,
         limitBytes: call.maxReplyBytes,
       });
     }
-    this.options.observe?.(target, outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind, ms);
     const detail = outcome.kind === 'bad_reply' ? `${outcome.problem}: ${outcome.detail}` : outcome.detail;
     throw this.unavailable(target, method, outcome.kind, detail);
   }
@@ -114,6 +144,12 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     }
     return RpcError.from(this.options.errors.unavailable, { upstream: target.name, kind });
   }
+}
+
+/** An outcome in the words every plugin reports upstream calls with. */
+function callOutcomeOf(outcome: JsonRpcOutcome): UpstreamCallOutcome {
+  if (outcome.kind === 'reply') return outcome.reply.error == null ? 'ok' : 'rpc_error';
+  return outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind;
 }
 
 /** One method whose calls go to a node chosen per call, and whose answers come back as the node wrote them. */
@@ -152,6 +188,7 @@ export function forwardedMethods<T extends ForwardTarget, C = unknown>(
         return forwarder.forward(target, m.name, params, {
           signal: m.write ? undefined : ctx.signal,
           maxReplyBytes: m.maxReplyBytes,
+          write: m.write,
         });
       },
     }),

@@ -82,4 +82,14 @@ export {
   type ForwarderOptions,
   type ForwardTarget,
 } from './forwarding.js';
+export {
+  ProviderSet,
+  type Provider,
+  type ProviderAsk,
+  type ProviderAttemptObserver,
+  type ProviderCall,
+  type ProviderHealth,
+  type ProviderSetOptions,
+  type ProviderState,
+} from './provider-set.js';
 export { elementTexts, memberText, resultText } from './result-text.js';

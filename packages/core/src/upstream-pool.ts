@@ -4,6 +4,7 @@ import {
   type UpstreamSocketEvents,
   type UpstreamSocketOptions,
   type UpstreamSubscription,
+  type WsUrl,
 } from './upstream-socket.js';
 
 /** Subscriptions one upstream websocket carries by default: providers cap them per connection, often at 100. */
@@ -30,7 +31,7 @@ export class UpstreamPool {
   constructor(
     /** The upstream's name (never its URL: it may hold a key). */
     readonly name: string,
-    private readonly wsUrl: string,
+    private readonly wsUrl: WsUrl,
     private readonly events: UpstreamSocketEvents,
     private readonly options: UpstreamPoolOptions,
     private readonly log: () => Logger | undefined,

@@ -48,6 +48,9 @@ export interface UpstreamSocketEvents {
   lost?(keys: readonly string[]): void;
 }
 
+/** An upstream's websocket URL, or where it is now (a provider set's current provider's). */
+export type WsUrl = string | (() => string);
+
 export interface UpstreamSocketOptions {
   readonly pingIntervalMs: number;
   readonly reconnectMaxDelayMs: number;
@@ -99,8 +102,8 @@ export class UpstreamSocket {
   private readonly abandoned = new Map<number, string>();
   /** Set while `end()` waits for the answers of abandoned subscribes. */
   private ending: (() => void) | undefined;
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
+  /** Where the next connection goes: asked at each connect, so a socket follows a provider set's choice. */
+  private readonly wsUrl: WsUrl;
   /** Whether the last failure was logged: one warning per outage, not one per retry. */
   private warned = false;
   private refusalLogged = false;
@@ -110,7 +113,7 @@ export class UpstreamSocket {
   constructor(
     /** The upstream's name (never its URL: it may hold a key). */
     readonly name: string,
-    wsUrl: string,
+    wsUrl: WsUrl,
     private readonly events: UpstreamSocketEvents,
     private readonly options: UpstreamSocketOptions,
     private readonly log: () => Logger | undefined,
@@ -120,9 +123,7 @@ export class UpstreamSocket {
       'ws',
       `relaying subscriptions to the upstream websocket of ${name}`,
     );
-    const { url, authorization } = withoutCredentials(wsUrl);
-    this.url = url;
-    this.headers = authorization === undefined ? {} : { authorization };
+    this.wsUrl = wsUrl;
   }
 
   /** Subscriptions this socket holds (waiting, subscribing or live). */
@@ -226,23 +227,33 @@ export class UpstreamSocket {
     return id;
   }
 
+  private currentUrl(): string {
+    return typeof this.wsUrl === 'string' ? this.wsUrl : this.wsUrl();
+  }
+
+  /** Whether the address guard refuses `url` (logged once per outage). An IP address is never looked up: checked here, since it cannot change. */
+  private refused(url: string): boolean {
+    const refusal = this.options.addressGuard?.refusalOf(new URL(url).hostname);
+    if (refusal !== undefined) {
+      this.log()?.error(
+        { upstream: this.name, err: refusal.message },
+        `upstream websocket refused${this.fallbackSaid()}`,
+      );
+      return true;
+    }
+    return false;
+  }
+
   private connect(): void {
     if (!this.running) return;
     this.connections += 1;
     const { addressGuard } = this.options;
     let socket: WebSocket;
     try {
-      // An IP address is never looked up: checked here, once, since it cannot change.
-      const refusal = addressGuard?.refusalOf(new URL(this.url).hostname);
-      if (refusal !== undefined) {
-        this.log()?.error(
-          { upstream: this.name, err: refusal.message },
-          `upstream websocket refused${this.fallbackSaid()}`,
-        );
-        return;
-      }
-      socket = new this.WebSocket(this.url, {
-        headers: this.headers,
+      const { url, authorization } = withoutCredentials(this.currentUrl());
+      if (this.refused(url)) return;
+      socket = new this.WebSocket(url, {
+        headers: authorization === undefined ? {} : { authorization },
         handshakeTimeout: this.options.handshakeTimeoutMs,
         perMessageDeflate: false,
         ...(addressGuard === undefined ? {} : { lookup: addressGuard.lookup }),

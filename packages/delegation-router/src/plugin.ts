@@ -1,5 +1,10 @@
-import { definePlugin, JsonRpcClient, type Plugin, type PluginContext } from '@rollup-router/core';
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import {
+  definePlugin,
+  JsonRpcClient,
+  type Plugin,
+  type PluginContext,
+  type ProviderSet,
+} from '@rollup-router/core';
 import { DelegationSource, type DelegationSourceOptions } from './delegation/delegation-source.js';
 import { ProgramDelegations } from './delegation/program-delegations.js';
 import { ProgramErLookup } from './delegation/program-ers.js';
@@ -25,7 +30,8 @@ import { RecentBlockhashes } from './upstream/recent-blockhashes.js';
 import { reportUpstreamCalls } from './upstream/call-reports.js';
 import { upstreamCaller, type UpstreamCaller } from './upstream/upstream-caller.js';
 import { UpstreamLabels } from './upstream/upstream-labels.js';
-import { baseChainUpstream, type Upstream } from './upstream/upstream.js';
+import { baseChainOf, type BaseChain } from './upstream/base-chain.js';
+import { BASE_CHAIN_NAME } from './upstream/upstream.js';
 import { relayCounts, type RelayCounts } from './subscriptions/relay-counts.js';
 import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
 
@@ -34,6 +40,8 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly options: ResolvedDelegationRouterOptions['json'];
   /** Routing by delegation: the delegation source, the ERs, the base chain. */
   readonly routing: Routing;
+  /** The base chain's providers when the operator listed several (their health for /ready); undefined for one URL. */
+  readonly baseChainProviders: ProviderSet | undefined;
   /** Where the subscriptions (accountSubscribe, logsSubscribe, programSubscribe, ...) are relayed: the base chain's websocket and the ERs'. */
   readonly pubsubRelay: PubsubRelay;
   /** The relay's subscriptions right now, upstream ones by upstream label (for metrics). */
@@ -50,18 +58,18 @@ const RECONNECT_MAX_DELAY_MS = 5_000;
 function sourceOptions(
   json: ResolvedDelegationRouterOptions['json'],
   hooks: ResolvedDelegationRouterOptions['hooks'],
-  baseChain: Upstream,
+  baseChain: BaseChain,
 ): DelegationSourceOptions {
   const { delegations } = json;
   return {
-    baseChain,
+    baseChain: baseChain.upstream,
     programId: delegations.programId,
     commitment: json.baseChain.commitment,
     maxEntries: delegations.maxEntries,
     ttlMs: delegations.ttlMs,
     follow: delegations.follow
       ? {
-          wsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
+          wsUrl: baseChain.wsUrl,
           ttlMs: delegations.followedTtlMs,
           max: delegations.maxFollowed,
         }
@@ -86,6 +94,7 @@ function pubsubRelayOf(
   json: ResolvedDelegationRouterOptions['json'],
   routing: Routing,
   caller: UpstreamCaller,
+  baseChain: BaseChain,
   log: () => PluginContext['log'] | undefined,
 ): PubsubRelay {
   const programs = new ProgramErLookup(
@@ -96,7 +105,7 @@ function pubsubRelayOf(
     json.delegations.maxProgramRecords,
   );
   const options = {
-    baseWsUrl: json.baseChain.wsUrl ?? deriveWsUrl(json.baseChain.url),
+    baseWsUrl: baseChain.wsUrl,
     programId: json.delegations.programId,
     pingIntervalMs: PING_INTERVAL_MS,
     reconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
@@ -131,14 +140,14 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
   const labels = new UpstreamLabels(json.identity);
   let log: PluginContext['log'] | undefined;
   const caller = callerOf(json, hooks, labels, () => log);
-  const baseChain = baseChainUpstream(json.baseChain.url);
-  const source = new DelegationSource(sourceOptions(json, hooks, baseChain), caller, () => log);
+  const base = baseChainOf(json.baseChain, json.upstreamTimeoutMs, () => log);
+  const { upstream: baseChain } = base;
+  const source = new DelegationSource(sourceOptions(json, hooks, base), caller, () => log);
   const ers = new ErDirectory(hooks.registry, json.identity);
   const routing = new Routing(source, ers, baseChain);
-  const blockhashes = new Origins(MAX_REMEMBERED);
-  const sent = new Origins(MAX_REMEMBERED);
+  const [blockhashes, sent] = [new Origins(MAX_REMEMBERED), new Origins(MAX_REMEMBERED)];
   const tables = new LookupTables(caller, baseChain, json.lookupTables.maxAddresses);
-  const relay = pubsubRelayOf(json, routing, caller, () => log);
+  const relay = pubsubRelayOf(json, routing, caller, base, () => log);
 
   return definePlugin({
     name: 'delegation-router' as const,
@@ -146,6 +155,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     allowHeaders: [SOLANA_CLIENT_HEADER],
     options: json,
     routing,
+    baseChainProviders: base.providers,
     pubsubRelay: relay,
     relayCounts: () => relayCounts(relay, baseChain, hooks.registry, labels),
     errors: Object.values(DelegationError),
@@ -163,25 +173,36 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     subscriptions: relayedSubscriptions(relay),
     start(ctx: PluginContext) {
       log = ctx.log;
-      if (hooks.openRegistry && !ers.restricted) {
-        ctx.log.warn(
-          'routes.chain without delegation.identity.allow: every ER anyone registers on chain is routable and getIdentity may name it; set identity.allow to the ERs you trust',
-        );
-      }
-      ctx.log.info(
-        {
-          baseChain: baseChain.name,
-          programId: json.delegations.programId,
-          identity: json.identity,
-          redis: hooks.redis !== undefined,
-        },
-        'delegation router ready',
-      );
+      base.providers?.start();
+      announce(ctx, json, hooks, ers.restricted);
     },
     async stop() {
       relay.stop();
       source.stop();
-      await caller.close();
+      await Promise.all([caller.close(), base.providers?.stop()]);
     },
   });
+}
+
+/** What the plugin says at start: warns of an open registry without an allow-list. */
+function announce(
+  ctx: PluginContext,
+  json: ResolvedDelegationRouterOptions['json'],
+  hooks: ResolvedDelegationRouterOptions['hooks'],
+  restricted: boolean,
+): void {
+  if (hooks.openRegistry && !restricted) {
+    ctx.log.warn(
+      'routes.chain without delegation.identity.allow: every ER anyone registers on chain is routable and getIdentity may name it; set identity.allow to the ERs you trust',
+    );
+  }
+  ctx.log.info(
+    {
+      baseChain: BASE_CHAIN_NAME,
+      programId: json.delegations.programId,
+      identity: json.identity,
+      redis: hooks.redis !== undefined,
+    },
+    'delegation router ready',
+  );
 }

@@ -153,10 +153,15 @@ function baseChainOf(config: ServerConfig) {
  */
 export function statusUpstreams(config: ServerConfig): NonNullable<ServerConfig['statuses']['upstreams']> {
   const configured = config.statuses.upstreams ?? [];
-  const base = baseChainOf(config);
-  if (base === undefined) return configured;
-  const at = configured.findIndex((u) => u.url === base.url);
-  if (at === -1) return [...configured, { url: base.url, name: BASE_CHAIN_NAME }];
+  const chain = baseChainOf(config);
+  // With several providers, statuses are asked of the first: the statuses plugin has one URL per upstream.
+  const url =
+    chain === undefined
+      ? undefined
+      : (chain.url ?? ('providers' in chain ? chain.providers?.[0]?.url : undefined));
+  if (url === undefined) return configured;
+  const at = configured.findIndex((u) => u.url === url);
+  if (at === -1) return [...configured, { url, name: BASE_CHAIN_NAME }];
   const { name } = configured[at]!;
   if (name !== undefined && name !== BASE_CHAIN_NAME)
     throw new ConfigError(

@@ -1,5 +1,6 @@
 // What the server tells operators: the metrics it exports and what feeds them, and /ready.
 import type { Rpc, WebSocketTransport } from '@rollup-router/core';
+import { BASE_CHAIN_NAME } from '@rollup-router/delegation-router';
 import type { Logger } from 'pino';
 import { statusUpstreams, type ServerPlugins } from './build-plugins.js';
 import type { ServerConfig } from './config/server-config.js';
@@ -25,6 +26,11 @@ export function observeInto(
     metrics.watchDelegationRouter({
       relayCounts: () => delegation.relayCounts(),
       followedRecords: () => delegation.routing.source.followed,
+      providerHealth: () =>
+        (delegation.baseChainProviders?.states() ?? []).map((p) => ({
+          upstream: `${BASE_CHAIN_NAME}:${p.name}`,
+          healthy: p.health === 'healthy',
+        })),
     });
 }
 
@@ -93,6 +99,8 @@ export function readinessOf(
         return routes.ready ? undefined : routes.reason;
       },
       upstreams,
+      baseChainProviders:
+        plugins.delegation?.baseChainProviders && (() => plugins.delegation!.baseChainProviders!.states()),
       redis: redis && (() => redis.link.describe()),
     });
 }

@@ -3,6 +3,7 @@ import { address, type Address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
+import type { WsUrl } from '@rollup-router/core/upstream-socket';
 import { delegationRecordAddress } from './record-address.js';
 import { decodeDelegationRecord, type DelegationRecord } from './record-codec.js';
 import { RecordFollower, type NotifiedAccount } from './record-follower.js';
@@ -21,7 +22,7 @@ export interface DelegationSourceOptions {
    * With a websocket URL, the records routing depends on are followed with accountSubscribe
    * and trusted this long, `max` of them at most.
    */
-  readonly follow?: { readonly wsUrl: string; readonly ttlMs: number; readonly max: number };
+  readonly follow?: { readonly wsUrl: WsUrl; readonly ttlMs: number; readonly max: number };
   /** Reads shared with other instances through Redis. */
   readonly shared?: SharedDelegations;
 }

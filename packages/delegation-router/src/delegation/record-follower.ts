@@ -1,5 +1,6 @@
 import type { PluginContext } from '@rollup-router/core';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
+import type { WsUrl } from '@rollup-router/core/upstream-socket';
 import type { UpstreamResult } from '@rollup-router/core/upstream-socket';
 
 type Logger = PluginContext['log'];
@@ -54,7 +55,7 @@ export class RecordFollower {
   private failedAt = -Infinity;
 
   constructor(
-    wsUrl: string,
+    wsUrl: WsUrl,
     private readonly commitment: 'processed' | 'confirmed' | 'finalized',
     private readonly hooks: FollowerHooks,
   ) {

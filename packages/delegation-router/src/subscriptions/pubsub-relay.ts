@@ -1,6 +1,7 @@
 import { ErrorCode, RpcError, SerializedResult, type PluginContext } from '@rollup-router/core';
 import { deriveWsUrl } from '@rollup-router/core/internal';
 import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
+import type { WsUrl } from '@rollup-router/core/upstream-socket';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import { LRUCache } from 'lru-cache';
 import type { ProgramErLookup } from '../delegation/program-ers.js';
@@ -65,7 +66,7 @@ interface ProgramWatch {
 
 export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'> {
   /** The base chain's websocket. */
-  readonly baseWsUrl: string;
+  readonly baseWsUrl: WsUrl;
   /** The delegation program: an account it owns is being delegated or undelegated. */
   readonly programId: string;
 }
@@ -365,7 +366,7 @@ export class PubsubRelay {
     }
   }
 
-  private socketOf(upstream: Upstream, wsUrl: string): UpstreamPool {
+  private socketOf(upstream: Upstream, wsUrl: WsUrl): UpstreamPool {
     let socket = this.sockets.get(upstream.name);
     if (socket !== undefined) return socket;
     const { pingIntervalMs, reconnectMaxDelayMs, handshakeTimeoutMs, subscriptionsPerSocket } = this.options;

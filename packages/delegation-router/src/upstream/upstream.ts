@@ -1,4 +1,4 @@
-import type { AddressGuard } from '@rollup-router/core';
+import type { AddressGuard, ProviderSet } from '@rollup-router/core';
 
 /**
  * A chain this router sends calls to: the base chain, or one ER. `name` is what logs,
@@ -17,6 +17,8 @@ export interface Upstream {
   readonly vetted: boolean;
   /** What every connection to `url` goes through: an ER the on-chain registry lists has one (NodeStatus.addressGuard). */
   readonly addressGuard?: AddressGuard;
+  /** The base chain's providers when the operator listed several: calls go through the set, not to `url`. */
+  readonly providers?: ProviderSet;
 }
 
 /** The name of the base chain in logs, error data and affinity. */

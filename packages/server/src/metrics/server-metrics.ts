@@ -34,6 +34,8 @@ export interface DelegationRouterView {
   relayCounts(): { readonly relayed: number; readonly upstreamSubscriptions: ReadonlyMap<string, number> };
   /** Delegation records followed live on the base chain's websocket. */
   readonly followedRecords: () => number;
+  /** The base chain's providers and their health, by upstream label (base-chain:<name>); empty for one URL. */
+  readonly providerHealth: () => readonly { readonly upstream: string; readonly healthy: boolean }[];
 }
 
 export interface ServerMetricsOptions {
@@ -381,6 +383,15 @@ export class ServerMetrics {
       "Delegation records followed live (accountSubscribe on the base chain's websocket); the others are read again after delegations.ttlMs.",
       [],
       (g) => g.set(router.followedRecords()),
+    );
+    this.gauge(
+      'upstream_provider_healthy',
+      'With several base-chain providers: 1 while a provider takes calls, 0 while it is out (failing or lagging), by upstream label (base-chain:<name>).',
+      ['upstream'],
+      (g) => {
+        g.reset();
+        for (const { upstream, healthy } of router.providerHealth()) g.set({ upstream }, healthy ? 1 : 0);
+      },
     );
   }
 

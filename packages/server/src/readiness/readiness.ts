@@ -1,3 +1,4 @@
+import type { ProviderState } from '@rollup-router/core';
 import type { UpstreamWatch } from './upstream-watch.js';
 
 export interface ReadinessReport {
@@ -18,6 +19,8 @@ export interface ReadinessSources {
   /** Why the route registry cannot serve its full list yet (the chain registry not read once). */
   readonly routesProblem?: () => string | undefined;
   readonly upstreams: UpstreamWatch;
+  /** The base chain's providers, when the operator listed several. Never a reason: every router shares them. */
+  readonly baseChainProviders?: () => readonly ProviderState[];
   /** The shared Redis, described; absent: none configured. Never a reason: Redis is a helper. */
   readonly redis?: () => string;
 }
@@ -52,8 +55,18 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
   const redis = s.redis?.();
   if (redis !== undefined) checks.redis = redis;
 
+  const providers = s.baseChainProviders?.();
+  if (providers !== undefined) checks.baseChainProviders = providers.map(describeProvider).join('; ');
+
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();
   if (upstream !== undefined) reasons.push(upstream);
   return { ready: reasons.length === 0, checks, reasons };
+}
+
+/** `<name>: healthy`, or `<name>: out, failing (HTTP 503)` / `out, lagging (80 behind the best)`. */
+function describeProvider(p: ProviderState): string {
+  return p.health === 'healthy'
+    ? `${p.name}: healthy`
+    : `${p.name}: out, ${p.health} (${p.reason ?? 'unknown'})`;
 }

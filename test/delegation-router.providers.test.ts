@@ -1,0 +1,198 @@
+// Several base-chain providers, through the built server: validator A behind two loopback
+// proxies, `alpha` (preferred) that a test makes fail, lag and recover, and `beta` that only
+// counts. Reads keep working through the healthy one; /ready and /metrics show the one out;
+// a write refused before any body goes to the next provider once; reads are hedged, writes never.
+import { expect } from 'chai';
+import { ChainProxy } from '@rollup-router/test-support/chain-proxy';
+import { VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
+import { newIdentity } from '@rollup-router/test-support/solana';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { get, rpc, sample, serveWith, tempDir, type ServerProcess } from './server.harness.js';
+
+interface Ready {
+  readonly checks: { readonly baseChainProviders?: string };
+}
+
+const call = (server: ServerProcess, method: string, params: unknown) =>
+  rpc(`${server.base}/`, { jsonrpc: '2.0', id: 1, method, params });
+
+const readyOf = async (server: ServerProcess): Promise<string> =>
+  (JSON.parse((await get(`${server.base}/ready`)).text) as Ready).checks.baseChainProviders ?? '';
+
+const healthyGauge = async (server: ServerProcess, name: string): Promise<number | undefined> =>
+  sample(
+    (await get(`${server.base}/metrics`)).text,
+    `rollup_router_upstream_provider_healthy{upstream="base-chain:${name}"}`,
+  );
+
+describe('delegation router: several base-chain providers', function () {
+  this.timeout(120_000);
+  let alpha: ChainProxy;
+  let beta: ChainProxy;
+  let dir: ReturnType<typeof tempDir>;
+  let server: ServerProcess;
+
+  before(async function () {
+    await skipUnlessValidatorA(this, VALIDATOR_A);
+    [alpha, beta] = await Promise.all([ChainProxy.start(), ChainProxy.start()]);
+    dir = tempDir();
+    server = await serveWith(dir.dir, {
+      routes: { routes: [] },
+      delegation: {
+        baseChain: {
+          providers: [
+            { name: 'alpha', url: alpha.url(), wsUrl: alpha.wsUrl() },
+            { name: 'beta', url: beta.url(), wsUrl: beta.wsUrl() },
+          ],
+          maxSlotLag: 100,
+          probeIntervalMs: 200,
+          maxProbeIntervalMs: 400,
+          hedgeAfterMs: 100,
+        },
+      },
+      statuses: { store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+  });
+  afterEach(() => {
+    alpha.failHttp = undefined;
+    alpha.holdHttp = undefined;
+    alpha.slotLag = 0;
+  });
+  after(async () => {
+    await server?.kill();
+    dir?.remove();
+    await Promise.all([alpha?.close(), beta?.close()]);
+  });
+
+  const untilHealthy = (name: string) =>
+    waitFor(async () => (await readyOf(server)).includes(`${name}: healthy`), `${name} healthy`, {
+      attempts: 600,
+      stepMs: 50,
+    });
+
+  it('reads go to the preferred provider while it is healthy', async () => {
+    await untilHealthy('alpha');
+    const before = beta.httpCount('getBalance');
+    const answer = await call(server, 'getBalance', [newIdentity()]);
+    expect(answer.json.result, answer.text).to.have.property('value', 0);
+    expect(alpha.httpCount('getBalance')).to.be.at.least(1);
+    expect(beta.httpCount('getBalance')).to.equal(before);
+  });
+
+  it('a provider answering 503 is taken out: reads go on through the other, /ready and metrics show it out, it comes back', async () => {
+    alpha.failHttp = () => ({ status: 503 });
+    const answer = await call(server, 'getBalance', [newIdentity()]);
+    expect(answer.json.result, answer.text).to.have.property('value', 0);
+    await waitFor(async () => (await readyOf(server)).includes('alpha: out, failing'), 'alpha out in /ready');
+    expect(await healthyGauge(server, 'alpha')).to.equal(0);
+    expect(await healthyGauge(server, 'beta')).to.equal(1);
+    const metrics = (await get(`${server.base}/metrics`)).text;
+    expect(
+      sample(metrics, 'rollup_router_upstream_requests_total{upstream="base-chain:beta",outcome="ok"}'),
+      metrics,
+    ).to.be.at.least(1);
+
+    // While it is out, reads do not go to it.
+    const asked = alpha.httpCount('getBalance');
+    const again = await call(server, 'getBalance', [newIdentity()]);
+    expect(again.json.result, again.text).to.have.property('value', 0);
+    expect(alpha.httpCount('getBalance')).to.equal(asked);
+
+    alpha.failHttp = undefined;
+    await untilHealthy('alpha');
+    expect(await healthyGauge(server, 'alpha')).to.equal(1);
+  });
+
+  it('a provider whose connection drops is taken out the same way', async () => {
+    alpha.failHttp = () => 'reset';
+    const answer = await call(server, 'getBalance', [newIdentity()]);
+    expect(answer.json.result, answer.text).to.have.property('value', 0);
+    await waitFor(async () => (await readyOf(server)).includes('alpha: out, failing'), 'alpha out in /ready');
+    alpha.failHttp = undefined;
+    await untilHealthy('alpha');
+  });
+
+  it('a provider more than maxSlotLag behind is taken out until it catches up', async () => {
+    await untilHealthy('alpha');
+    alpha.slotLag = 10_000;
+    await waitFor(async () => (await readyOf(server)).includes('alpha: out, lagging'), 'alpha lagging', {
+      attempts: 600,
+      stepMs: 50,
+    });
+    const asked = alpha.httpCount('getBalance');
+    const answer = await call(server, 'getBalance', [newIdentity()]);
+    expect(answer.json.result, answer.text).to.have.property('value', 0);
+    expect(alpha.httpCount('getBalance')).to.equal(asked);
+    alpha.slotLag = 0;
+    await untilHealthy('alpha');
+  });
+
+  it('a write refused with 503 before any body goes to the next provider, once', async () => {
+    await untilHealthy('alpha');
+    alpha.failHttp = (c) => (c.method === 'requestAirdrop' ? { status: 503 } : undefined);
+    const [alphaBefore, betaBefore] = [alpha.httpCount('requestAirdrop'), beta.httpCount('requestAirdrop')];
+    const answer = await call(server, 'requestAirdrop', [newIdentity(), 1_000_000]);
+    expect(answer.json.result, answer.text).to.be.a('string');
+    expect(alpha.httpCount('requestAirdrop') - alphaBefore).to.equal(1);
+    expect(beta.httpCount('requestAirdrop') - betaBefore).to.equal(1);
+  });
+
+  it('a read not answered after hedgeAfterMs is asked of the next provider too, and its answer wins', async () => {
+    await untilHealthy('alpha');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    alpha.holdHttp = (c) => (c.method === 'getBalance' ? held : undefined);
+    const before = beta.httpCount('getBalance');
+    // Answered while alpha still holds its answer: beta's answer came first.
+    const answer = await call(server, 'getBalance', [newIdentity()]);
+    release();
+    expect(answer.json.result, answer.text).to.have.property('value', 0);
+    expect(beta.httpCount('getBalance') - before).to.equal(1);
+  });
+
+  it('never hedges a write', async () => {
+    await untilHealthy('alpha');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    alpha.holdHttp = (c) => (c.method === 'requestAirdrop' || c.method === 'getBalance' ? held : undefined);
+    const betaAirdrops = beta.httpCount('requestAirdrop');
+    const betaReads = beta.httpCount('getBalance');
+    const airdrop = call(server, 'requestAirdrop', [newIdentity(), 1_000_000]);
+    await waitFor(
+      () => alpha.httpCount('requestAirdrop') > 0 && alpha.httpCalls.at(-1),
+      'alpha has the airdrop',
+    );
+    // A read sent after the write was hedged: the write has been held past hedgeAfterMs too.
+    const read = await call(server, 'getBalance', [newIdentity()]);
+    expect(read.json.result, read.text).to.have.property('value', 0);
+    expect(beta.httpCount('getBalance') - betaReads).to.equal(1);
+    release();
+    const answer = await airdrop;
+    expect(answer.json.result, answer.text).to.be.a('string');
+    expect(beta.httpCount('requestAirdrop')).to.equal(betaAirdrops);
+  });
+
+  it('the single-URL form is unchanged: one provider, named base-chain, no provider check in /ready', async () => {
+    const single = tempDir();
+    const one = await serveWith(single.dir, {
+      routes: { routes: [] },
+      delegation: { baseChain: { url: beta.url() } },
+      statuses: { store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+    try {
+      const answer = await call(one, 'getBalance', [newIdentity()]);
+      expect(answer.json.result, answer.text).to.have.property('value', 0);
+      expect(await readyOf(one)).to.equal('');
+      const metrics = (await get(`${one.base}/metrics`)).text;
+      expect(
+        sample(metrics, 'rollup_router_upstream_requests_total{upstream="base-chain",outcome="ok"}'),
+      ).to.be.at.least(1);
+    } finally {
+      await one.kill();
+      single.remove();
+    }
+  });
+});
