@@ -46,6 +46,12 @@ export interface UpstreamSocketEvents {
    * once it reconnects; a consumer that cannot live with a gap unsubscribes them.
    */
   lost?(keys: readonly string[]): void;
+  /**
+   * The socket could not connect, or closed: every key it holds (acknowledged or not) waits
+   * for it to reconnect, which it tries with backoff. Told at each such close, so that a
+   * consumer waiting for an acknowledgement knows none is coming soon.
+   */
+  disconnected?(keys: readonly string[]): void;
 }
 
 export interface UpstreamSocketOptions {
@@ -316,6 +322,7 @@ export class UpstreamSocket {
       entry.requestId = undefined;
     }
     if (lost.length > 0 && this.running) this.events.lost?.(lost);
+    if (this.running) this.events.disconnected?.([...this.entries.keys()]);
     if (!this.running) return;
     const delay = Math.min(this.options.reconnectMaxDelayMs, FIRST_RETRY_MS * 2 ** this.attempts);
     this.attempts += 1;
