@@ -7,8 +7,8 @@ import type { DelegationRecord } from '../delegation/record-codec.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
 
-/** ERs routing may not use, remembered so as to warn once each. */
-const MAX_UNKNOWN_ERS = 1000;
+/** ERs routing may not use remembered by default, so as to warn once each. */
+export const MAX_UNKNOWN_ERS = 1000;
 
 type Logger = PluginContext['log'];
 
@@ -43,6 +43,8 @@ export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'
   readonly baseWsUrl: string;
   /** The delegation program: an account it owns is being delegated or undelegated. */
   readonly programId: string;
+  /** ERs routing may not use remembered at most (each is warned of once while remembered). Default MAX_UNKNOWN_ERS. */
+  readonly maxUnknownErs?: number;
 }
 
 /**
@@ -62,7 +64,7 @@ export class PubsubRelay {
    * ERs routing may not use, warned of once each while remembered: bounded, since anyone can
    * delegate an account to an identity of their choosing and subscribe to it.
    */
-  private readonly unknownErs = new LRUCache<string, true>({ max: MAX_UNKNOWN_ERS });
+  private readonly unknownErs: LRUCache<string, true>;
   private readonly stopListening: () => void;
   private stopped = false;
 
@@ -71,6 +73,7 @@ export class PubsubRelay {
     private readonly options: PubsubRelayOptions,
     private readonly log: () => Logger | undefined,
   ) {
+    this.unknownErs = new LRUCache({ max: options.maxUnknownErs ?? MAX_UNKNOWN_ERS });
     this.stopListening = routing.source.listen({
       changed: (account, record) => {
         for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record);
@@ -88,6 +91,11 @@ export class PubsubRelay {
   /** Distinct subscriptions relayed now. */
   get size(): number {
     return this.held.size;
+  }
+
+  /** ERs routing may not use that are remembered now (bounded by maxUnknownErs). */
+  get unknownErsRemembered(): number {
+    return this.unknownErs.size;
   }
 
   /** Upstream subscriptions held on the sockets of `upstream` (a name: base-chain, er:<identity>). */
