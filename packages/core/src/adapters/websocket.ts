@@ -7,6 +7,7 @@ import { refusalData, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
+import { mountPrefix } from '../mount-path.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
@@ -42,7 +43,7 @@ export class WebSocketTransport<C = unknown> {
   ) {
     const service = rpc.context;
     this.context = options.context ?? (service && ((req) => service({ transport: 'websocket', req })));
-    this.mount = (options.path ?? '/').replace(/\/+$/, '');
+    this.mount = mountPrefix(options.path);
     const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
     // An optional peer of core: only the WebSocket transport and client load it.
     const { WebSocketServer } = loadOptionalPackage<typeof import('ws')>(

@@ -1,4 +1,5 @@
 import type { PluginContext } from '@rollup-router/core';
+import type { Commitment } from '@rollup-router/solana';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult } from '@rollup-router/core/upstream-socket';
 
@@ -55,7 +56,7 @@ export class RecordFollower {
 
   constructor(
     wsUrl: string,
-    private readonly commitment: 'processed' | 'confirmed' | 'finalized',
+    private readonly commitment: Commitment,
     private readonly hooks: FollowerHooks,
   ) {
     this.pool = new UpstreamPool(

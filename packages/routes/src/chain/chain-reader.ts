@@ -1,13 +1,12 @@
 import { JsonRpcClient } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
+import type { Commitment } from '@rollup-router/solana';
 import {
   accountAtSlot,
   programAccountsAtSlot,
   type AccountAtSlot,
   type ProgramAccountsAtSlot,
 } from './chain-answers.js';
-
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 /**
  * A full read answers every record the program owns, and anyone may register one: a cap
