@@ -7,6 +7,7 @@ export { wireError, type EnvelopeStyle } from './envelope.js';
 export { NOT_FOUND_BODY } from './http-status.js';
 export { mountOptionsSchema, noParamsSchema } from './generated/schemas.js';
 export { mountPrefix } from './mount-path.js';
+export { OutageLog } from './outage-log.js';
 export { loadOptionalPackage } from './optional-package.js';
 export type { OwnedError } from './plugin-graph.js';
 export { redactUrl } from './redact-url.js';

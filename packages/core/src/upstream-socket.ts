@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import type { AddressGuard } from './address-guard.js';
 import { loadOptionalPackage } from './optional-package.js';
+import { OutageLog } from './outage-log.js';
 import { readUpstreamFrame, type UpstreamResult } from './upstream-frame.js';
 import { withoutCredentials } from './url-credentials.js';
 
@@ -107,8 +108,8 @@ export class UpstreamSocket {
   private ending: (() => void) | undefined;
   private readonly url: string;
   private readonly headers: Record<string, string>;
-  /** Whether the last failure was logged: one warning per outage, not one per retry. */
-  private warned = false;
+  /** Failed connections in a row: logged with backoff, not once per retry. */
+  private readonly outage = new OutageLog();
   private refusalLogged = false;
   /** Connections attempted so far (one at a time: this is never more than one socket). */
   connections = 0;
@@ -263,8 +264,8 @@ export class UpstreamSocket {
       if (this.socket !== socket) return;
       this.open = true;
       this.attempts = 0;
-      if (this.warned) this.log()?.info({ upstream: this.name }, 'upstream websocket is back');
-      this.warned = false;
+      if (this.outage.ended() !== undefined)
+        this.log()?.info({ upstream: this.name }, 'upstream websocket is back');
       this.refusalLogged = false;
       this.heard = true;
       this.pingTimer = setInterval(() => this.ping(socket), this.options.pingIntervalMs);
@@ -279,11 +280,10 @@ export class UpstreamSocket {
       this.heard = true;
     });
     socket.on('error', (err) => {
-      if (this.warned || !this.running) return;
-      this.warned = true;
+      if (!this.running || !this.outage.failed()) return;
       // ws's messages name no URL; ours is the name, never the address (it may hold a key).
       this.log()?.warn(
-        { upstream: this.name, err: err.message },
+        { upstream: this.name, err: err.message, failures: this.outage.failuresInARow },
         `upstream websocket failed${this.fallbackSaid(' until it is back')}`,
       );
     });

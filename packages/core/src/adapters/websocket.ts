@@ -115,10 +115,11 @@ export class WebSocketTransport<C = unknown> {
   }
 
   /**
-   * Graceful stop: no new sockets; the calls under way are answered (up to `graceMs`),
-   * then every socket is closed with 1001 (going away). Calling it again returns the same promise.
+   * Graceful stop: no new sockets; the calls under way are answered (up to `graceMs`, the
+   * host's shutdown grace: the reference server's is `shutdown.graceMs`), then every socket
+   * is closed with 1001 (going away). Calling it again returns the same promise.
    */
-  close(graceMs = 10_000): Promise<void> {
+  close(graceMs: number): Promise<void> {
     return (this.closing ??= this.closeAll(graceMs));
   }
 

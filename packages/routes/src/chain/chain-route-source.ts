@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { PluginContext } from '@rollup-router/core';
-import { redactUrl } from '@rollup-router/core/internal';
+import { OutageLog, redactUrl } from '@rollup-router/core/internal';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Commitment } from '@rollup-router/solana';
@@ -11,7 +11,7 @@ import { accountAtSlot, keyedAccountAtSlot } from './chain-answers.js';
 import { ChainReader } from './chain-reader.js';
 import { RecordTable, type RecordState } from './record-table.js';
 import { recordState, type ChainAccount } from './record-state.js';
-import { retryDelayMs, shouldLog } from './retry.js';
+import { retryDelayMs } from './retry.js';
 
 type Logger = PluginContext['log'];
 
@@ -51,7 +51,7 @@ const PROGRAM = 'program';
 
 /** Where a subscription stands after its upstream refused it, or its follow-up read failed. */
 interface Retry {
-  failures: number;
+  readonly failures: OutageLog;
   timer?: NodeJS.Timeout;
 }
 
@@ -166,23 +166,23 @@ export class ChainRouteSource implements RouteSource {
   private async run(): Promise<void> {
     await this.pause(REQUEST_TIMEOUT_MS);
     this.starting = false;
-    let failures = 0;
+    const failures = new OutageLog();
     while (!this.stopping.signal.aborted) {
       this.readAgain = false;
       const liveBefore = this.live;
       try {
         await this.fullRead();
-        failures = 0;
+        failures.ended();
         if (liveBefore && this.live && !this.saidLive) {
           this.saidLive = true;
           this.hooks.log()?.debug({ source: this.name }, 'chain registry following live');
         }
       } catch (err) {
         if (this.stopping.signal.aborted) break;
-        failures += 1;
         this.onFailure(err, failures);
       }
-      await this.pause(failures === 0 ? this.settings.resyncMs : retryDelayMs(failures));
+      const inARow = failures.failuresInARow;
+      await this.pause(inARow === 0 ? this.settings.resyncMs : retryDelayMs(inARow));
     }
   }
 
@@ -204,12 +204,13 @@ export class ChainRouteSource implements RouteSource {
     this.wake?.();
   }
 
-  private onFailure(err: unknown, failures: number): void {
+  private onFailure(err: unknown, outage: OutageLog): void {
     const message = describe(err);
     this.lastError = message;
     this.settleFirstAttempt();
-    if (!shouldLog(failures)) return;
+    if (!outage.failed()) return;
     const kept = this.listed.length;
+    const failures = outage.failuresInARow;
     this.hooks
       .log()
       ?.warn(
@@ -343,13 +344,14 @@ export class ChainRouteSource implements RouteSource {
    */
   private failed(key: string, err: unknown): void {
     if (this.stopping.signal.aborted || (key !== PROGRAM && !this.followed.has(key))) return;
-    const retry = this.retries.get(key) ?? { failures: 0 };
+    const retry = this.retries.get(key) ?? { failures: new OutageLog() };
     this.retries.set(key, retry);
-    retry.failures += 1;
+    const logged = retry.failures.failed();
     clearTimeout(retry.timer);
-    const retryInMs = retryDelayMs(retry.failures);
-    if (shouldLog(retry.failures)) {
-      const fields = { source: this.name, err: describe(err), failures: retry.failures, retryInMs };
+    const failures = retry.failures.failuresInARow;
+    const retryInMs = retryDelayMs(failures);
+    if (logged) {
+      const fields = { source: this.name, err: describe(err), failures, retryInMs };
       if (key === PROGRAM) this.hooks.log()?.warn(fields, 'programSubscribe on the chain registry failed');
       else this.hooks.log()?.warn({ ...fields, account: key }, `following registry record ${key} failed`);
     }
