@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import { JsonRpcClient } from '@rollup-router/core';
+import { memoryLog } from '@rollup-router/test-support/http';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
 import { waitFor } from '@rollup-router/test-support/wait-for';
@@ -19,21 +18,12 @@ describe('pubsub relay (a base-chain stand-in on loopback, an empty route table)
   let caller: UpstreamCaller;
   let source: DelegationSource;
   let relay: PubsubRelay;
-  const lines: Record<string, unknown>[] = [];
-  const log = pino(
-    { level: 'warn' },
-    new Writable({
-      write(chunk: Buffer, _e, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    }),
-  );
+  let logs: ReturnType<typeof memoryLog>;
   const warnedOf = (identity: string): number =>
-    lines.filter((l) => l.identity === identity && String(l.msg).startsWith(UNKNOWN_ER)).length;
+    logs.lines.filter((l) => l.identity === identity && String(l.msg).startsWith(UNKNOWN_ER)).length;
 
   beforeEach(async () => {
-    lines.length = 0;
+    logs = memoryLog('warn');
     chain = await DelegationChain.start(undefined);
     caller = upstreamCaller(new JsonRpcClient(), 2000);
     const baseChain = baseChainUpstream(chain.url);
@@ -47,7 +37,7 @@ describe('pubsub relay (a base-chain stand-in on loopback, an empty route table)
         follow: { wsUrl: chain.wsUrl, ttlMs: 60_000, max: 1000 },
       },
       caller,
-      () => log,
+      () => logs.log,
     );
     const routing = new Routing(source, new ErDirectory({ nodes: () => [] }, {}), baseChain);
     relay = new PubsubRelay(
@@ -61,7 +51,7 @@ describe('pubsub relay (a base-chain stand-in on loopback, an empty route table)
         subscriptionsPerSocket: 100,
         maxUnknownErs: 2,
       },
-      () => log,
+      () => logs.log,
     );
   });
   afterEach(async () => {
