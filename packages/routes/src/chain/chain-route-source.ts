@@ -42,7 +42,7 @@ export interface ChainSourceHooks {
 
 /** A request, or the first subscription's acknowledgement, that does not come within this time counts as a failure. */
 const REQUEST_TIMEOUT_MS = 10_000;
-/** What kit's channel did: a ping after 5 s of silence. */
+/** A socket that stops answering (half-open) is replaced within two pings. */
 const PING_INTERVAL_MS = 5_000;
 const RECONNECT_MAX_DELAY_MS = 5_000;
 
@@ -424,5 +424,5 @@ export class ChainRouteSource implements RouteSource {
   }
 }
 
-/** An error's message for logs and the public /ready (the reader's and the sockets' name no URL but redacted). */
+/** An error's message for logs and the public /ready: the reader's errors show URLs redacted only. */
 const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));
