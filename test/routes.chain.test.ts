@@ -179,6 +179,25 @@ describe('routes: the on-chain MDP registry on the real validator', function () 
     await waitFor(() => listed(registry, later.address), 'a registration after the reconnect', WITHIN_2_S);
   });
 
+  it('replaces a websocket that went silent (no pong) and reads everything again: a registration meanwhile shows', async () => {
+    const ws = await proxied(CHAIN_WS);
+    // No resync to fall back on: only noticing the dead socket can list the new record.
+    const registry = await chainRegistry({}, { wsUrl: `ws://127.0.0.1:${ws.port}`, resyncMs: 600_000 });
+    await waitFor(
+      () => logs.lines.some((l) => l.msg === 'chain registry following live'),
+      'live',
+      AFTER_RECONNECT,
+    );
+    // The connection stays open but passes nothing either way, as a half-open one behind a NAT does.
+    ws.freeze();
+    const arriving = await registered_({ addr: 'http://127.0.0.1:1/while-silent' });
+    await waitFor(() => listed(registry, arriving.address), 'the registration made while silent', {
+      attempts: 3000,
+      stepMs: 10,
+    });
+    expect(ws.accepted, 'a second connection').to.be.greaterThan(1);
+  });
+
   it('probes chain nodes when health is on: a registered node that does not answer is not listed', async () => {
     const dead = await registered_({ addr: 'http://127.0.0.1:1' });
     const registry = await chainRegistry({ health: { intervalMs: 50, timeoutMs: 1000 } });

@@ -1,4 +1,4 @@
-import { ErrorCode, type ErrorCodeValue } from './codes.js';
+import { ErrorCode, ErrorInfo, type ErrorCodeValue } from './codes.js';
 
 /**
  * Every reason the HTTP layer answers with a status other than 200, with the JSON-RPC
@@ -22,6 +22,13 @@ export const HttpRefusal = {
 } as const satisfies Record<string, { status: number; code: ErrorCodeValue }>;
 
 export type HttpRefusalName = keyof typeof HttpRefusal;
+
+/** The body of NO_SUCH_PATH's 404 where no call was read (a path that is no endpoint): its code, id null. */
+export const NOT_FOUND_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  error: { code: HttpRefusal.NO_SUCH_PATH.code, message: ErrorInfo[HttpRefusal.NO_SUCH_PATH.code].message },
+  id: null,
+});
 
 /** The HTTP status of a reply: a refusal's, or 200 for an answer made of calls. */
 export function getHttpStatusCode(refusal: HttpRefusalName | undefined): number {

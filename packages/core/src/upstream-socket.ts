@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import type { AddressGuard } from './address-guard.js';
 import { loadOptionalPackage } from './optional-package.js';
+import { OutageLog } from './outage-log.js';
 import { readUpstreamFrame, type UpstreamResult } from './upstream-frame.js';
 import { withoutCredentials } from './url-credentials.js';
 
@@ -46,6 +47,12 @@ export interface UpstreamSocketEvents {
    * once it reconnects; a consumer that cannot live with a gap unsubscribes them.
    */
   lost?(keys: readonly string[]): void;
+  /**
+   * The socket could not connect, or closed: every key it holds (acknowledged or not) waits
+   * for it to reconnect, which it tries with backoff. Told at each such close, so that a
+   * consumer waiting for an acknowledgement knows none is coming soon.
+   */
+  disconnected?(keys: readonly string[]): void;
 }
 
 /** An upstream's websocket URL, or where it is now (a provider set's current provider's). */
@@ -104,8 +111,8 @@ export class UpstreamSocket {
   private ending: (() => void) | undefined;
   /** Where the next connection goes: asked at each connect, so a socket follows a provider set's choice. */
   private readonly wsUrl: WsUrl;
-  /** Whether the last failure was logged: one warning per outage, not one per retry. */
-  private warned = false;
+  /** Failed connections in a row: logged with backoff, not once per retry. */
+  private readonly outage = new OutageLog();
   private refusalLogged = false;
   /** Connections attempted so far (one at a time: this is never more than one socket). */
   connections = 0;
@@ -268,8 +275,8 @@ export class UpstreamSocket {
       if (this.socket !== socket) return;
       this.open = true;
       this.attempts = 0;
-      if (this.warned) this.log()?.info({ upstream: this.name }, 'upstream websocket is back');
-      this.warned = false;
+      if (this.outage.ended() !== undefined)
+        this.log()?.info({ upstream: this.name }, 'upstream websocket is back');
       this.refusalLogged = false;
       this.heard = true;
       this.pingTimer = setInterval(() => this.ping(socket), this.options.pingIntervalMs);
@@ -284,11 +291,10 @@ export class UpstreamSocket {
       this.heard = true;
     });
     socket.on('error', (err) => {
-      if (this.warned || !this.running) return;
-      this.warned = true;
+      if (!this.running || !this.outage.failed()) return;
       // ws's messages name no URL; ours is the name, never the address (it may hold a key).
       this.log()?.warn(
-        { upstream: this.name, err: err.message },
+        { upstream: this.name, err: err.message, failures: this.outage.failuresInARow },
         `upstream websocket failed${this.fallbackSaid(' until it is back')}`,
       );
     });
@@ -327,6 +333,7 @@ export class UpstreamSocket {
       entry.requestId = undefined;
     }
     if (lost.length > 0 && this.running) this.events.lost?.(lost);
+    if (this.running) this.events.disconnected?.([...this.entries.keys()]);
     if (!this.running) return;
     const delay = Math.min(this.options.reconnectMaxDelayMs, FIRST_RETRY_MS * 2 ** this.attempts);
     this.attempts += 1;

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { JsonRpcClient } from '@rollup-router/core';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { DelegationChain } from '@rollup-router/test-support/delegation-chain';
+import { UpgradeRecorder } from '@rollup-router/test-support/upgrade-recorder';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { DelegationSource, DELEGATION_PROGRAM_ID } from '../src/index.js';
 import { upstreamCaller, type UpstreamCaller } from '../src/upstream/upstream-caller.js';
@@ -195,6 +196,24 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
       await waitFor(() => chain.subscriptionsOf(staysPda) === 1, 'followed again', { attempts: 1000 });
     } finally {
       source.stop();
+    }
+  });
+
+  it('credentials in the websocket URL go as Basic authorization on the upgrade, never in the URL', async () => {
+    const recorder = await UpgradeRecorder.start();
+    const source = followingSource(`ws://reader:s3cret%20pass@127.0.0.1:${recorder.port}/feed`);
+    try {
+      const [account, er] = [newIdentity(), newIdentity()];
+      await chain.delegate(account, er);
+      await source.recordsOf([account]);
+      const upgrade = await waitFor(() => recorder.upgrades[0], 'the upgrade');
+      expect(upgrade).to.deep.equal({
+        url: '/feed',
+        authorization: `Basic ${Buffer.from('reader:s3cret pass').toString('base64')}`,
+      });
+    } finally {
+      source.stop();
+      await recorder.close();
     }
   });
 

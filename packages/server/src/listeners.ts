@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeListener, type Rpc } from '@rollup-router/core';
+import { mountPrefix } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { createFallback } from './http/fallback.js';
@@ -49,7 +50,7 @@ export function createListeners(
   const handler = tracker.wrap(listener);
   const server = createServer(handler);
   // The second listener serves sockets only (attached below): plain HTTP there gets 426 naming this one.
-  const mount = config.endpoints.mountPath.replace(/\/+$/, '');
+  const mount = mountPrefix(config.endpoints.mountPath);
   const socketServer =
     config.websocket.port === false
       ? undefined

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Rpc } from '@rollup-router/core';
+import { mountPrefix } from '@rollup-router/core/internal';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
 import type { ServerPlugins } from './build-plugins.js';
@@ -15,7 +16,7 @@ export function logListening(
   log: Logger,
 ): { rpc: string; metrics: string | undefined } {
   const address = server.address() as AddressInfo;
-  const mount = config.endpoints.mountPath.replace(/\/+$/, '');
+  const mount = mountPrefix(config.endpoints.mountPath);
   const url = httpUrl(server, `${mount}/`);
   const metrics = metricsServer ? httpUrl(metricsServer, '/metrics') : undefined;
   const socketListener = socketServer && wsUrl(socketServer, '/');

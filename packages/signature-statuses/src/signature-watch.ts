@@ -1,4 +1,5 @@
 import { emitGuarded, RpcError } from '@rollup-router/core';
+import { COMMITMENT_RANK } from '@rollup-router/solana';
 import { StatusesError } from './errors.js';
 import type { Logger } from 'pino';
 import type { SignatureRelay } from './relay/signature-relay.js';
@@ -32,8 +33,6 @@ export interface PollRound {
 }
 
 const noop = (): void => undefined;
-
-const RANK: Readonly<Record<ConfirmationStatus, number>> = { processed: 1, confirmed: 2, finalized: 3 };
 
 interface Watcher {
   readonly commitment: ConfirmationStatus;
@@ -78,7 +77,8 @@ export class SignatureWatch {
   ) {
     relay?.listen({
       acked: (signature) => this.check(signature),
-      notified: (signature, commitment, result) => this.reached(signature, RANK[commitment], result),
+      notified: (signature, commitment, result) =>
+        this.reached(signature, COMMITMENT_RANK[commitment], result),
     });
   }
 
@@ -139,7 +139,7 @@ export class SignatureWatch {
     // Asked before the hold: an upstream socket that is open will acknowledge it, then it is checked.
     const relaying = this.relay?.relaying === true;
     const release = this.relay?.hold(signature, commitment) ?? noop;
-    const watcher: Watcher = { commitment, rank: RANK[commitment], release, expires, notify, end };
+    const watcher: Watcher = { commitment, rank: COMMITMENT_RANK[commitment], release, expires, notify, end };
     let set = this.watchers.get(signature);
     if (set === undefined) this.watchers.set(signature, (set = new Set()));
     set.add(watcher);
@@ -234,7 +234,7 @@ export class SignatureWatch {
       context: { apiVersion, slot: status.slot },
       value: { err: status.err },
     };
-    return this.reached(signature, RANK[status.confirmationStatus], result);
+    return this.reached(signature, COMMITMENT_RANK[status.confirmationStatus], result);
   }
 
   /** Notifies, once, every watcher of `signature` at `rank` or below, polled or relayed alike. */

@@ -1,17 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { inSchemaOrder } from '@rollup-router/core/internal';
+import { COMMITMENT_RANK } from '@rollup-router/solana';
 import { signatureStatusSchema, type SignatureStatus } from './generated/schemas.js';
 
 export type { SignatureStatus };
 export type ConfirmationStatus = SignatureStatus['confirmationStatus'];
 export type TransactionError = Exclude<SignatureStatus['err'], null>;
 
-const RANK: Readonly<Record<ConfirmationStatus, number>> = { processed: 1, confirmed: 2, finalized: 3 };
-
 /** Whether `a` is further along than `b`: a higher commitment level wins, then a higher slot. */
 export function isMoreAdvanced(a: SignatureStatus, b: SignatureStatus): boolean {
-  const ra = RANK[a.confirmationStatus];
-  const rb = RANK[b.confirmationStatus];
+  const ra = COMMITMENT_RANK[a.confirmationStatus];
+  const rb = COMMITMENT_RANK[b.confirmationStatus];
   return ra !== rb ? ra > rb : a.slot > b.slot;
 }
 

@@ -1,5 +1,6 @@
 // Solana's rules, shared by rollup-router's Solana plugins: the core knows none of them.
 export { base58BytesKeyword } from './base58-keyword.js';
 export { base58Check, base58DecodedLength, MAX_BASE58_TEXT, type Base58Failure } from './base58.js';
+export { COMMITMENT_RANK, type Commitment } from './commitment.js';
 export { AGAVE_INVALID_SUBSCRIPTION_ID, SOLANA_CLIENT_HEADER } from './agave.js';
 export { pubkeySchema, signatureSchema, type Pubkey, type Signature } from './generated/schemas.js';

@@ -1,5 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MountOptions } from '../http-handler.js';
+import { NOT_FOUND_BODY } from '../http-status.js';
+import { mountPrefix } from '../mount-path.js';
 import type { Rpc } from '../rpc.js';
 import { fixedHeaders, nodeExchange, splitUrl, writeReply } from './node-exchange.js';
 
@@ -16,15 +18,13 @@ export interface NodeListenerOptions extends MountOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
-
 /**
  * The fastest path the core offers: straight on node:http, with none of Express's
  * per-request pipeline, and every behaviour of the Express adapter.
  */
 export function createNodeListener<C>(rpc: Rpc<C>, options: NodeListenerOptions = {}): RequestListener {
   const context = rpc.context;
-  const mount = options.mountPath?.replace(/\/+$/, '') ?? '';
+  const mount = mountPrefix(options.mountPath);
   const fallback = options.fallback ?? notFound;
   const fixed = fixedHeaders(options.headers);
   return (req, res) => {
@@ -63,7 +63,7 @@ export function createNodeListener<C>(rpc: Rpc<C>, options: NodeListenerOptions 
 function notFound(_req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(404, {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': NOT_FOUND.length,
+    'content-length': NOT_FOUND_BODY.length,
   });
-  res.end(NOT_FOUND);
+  res.end(NOT_FOUND_BODY);
 }

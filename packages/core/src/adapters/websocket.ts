@@ -7,6 +7,7 @@ import { refusalData, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
+import { mountPrefix } from '../mount-path.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
@@ -42,7 +43,7 @@ export class WebSocketTransport<C = unknown> {
   ) {
     const service = rpc.context;
     this.context = options.context ?? (service && ((req) => service({ transport: 'websocket', req })));
-    this.mount = (options.path ?? '/').replace(/\/+$/, '');
+    this.mount = mountPrefix(options.path);
     const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
     // An optional peer of core: only the WebSocket transport and client load it.
     const { WebSocketServer } = loadOptionalPackage<typeof import('ws')>(
@@ -114,10 +115,15 @@ export class WebSocketTransport<C = unknown> {
   }
 
   /**
-   * Graceful stop: no new sockets; the calls under way are answered (up to `graceMs`),
-   * then every socket is closed with 1001 (going away). Calling it again returns the same promise.
+   * Graceful stop: no new sockets; the calls under way are answered (up to `graceMs`, the
+   * host's shutdown grace: the reference server's is `shutdown.graceMs`), then every socket
+   * is closed with 1001 (going away). Calling it again returns the same promise.
    */
-  close(graceMs = 10_000): Promise<void> {
+  close(graceMs: number): Promise<void> {
+    // No default of its own: the host's grace is the one (a JavaScript caller that names
+    // none would otherwise cut every call short).
+    if (!Number.isFinite(graceMs) || graceMs < 0)
+      throw new TypeError(`close(graceMs): graceMs must be a number of milliseconds, got ${String(graceMs)}`);
     return (this.closing ??= this.closeAll(graceMs));
   }
 

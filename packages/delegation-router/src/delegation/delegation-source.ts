@@ -1,4 +1,5 @@
 import type { PluginContext } from '@rollup-router/core';
+import type { Commitment } from '@rollup-router/solana';
 import { address, type Address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
@@ -14,7 +15,7 @@ type Logger = PluginContext['log'];
 export interface DelegationSourceOptions {
   readonly baseChain: Upstream;
   readonly programId: string;
-  readonly commitment: 'processed' | 'confirmed' | 'finalized';
+  readonly commitment: Commitment;
   readonly maxEntries: number;
   /** How long a read is trusted when its record could not be followed. */
   readonly ttlMs: number;

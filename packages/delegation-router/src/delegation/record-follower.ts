@@ -1,7 +1,8 @@
 import type { PluginContext } from '@rollup-router/core';
+import { OutageLog } from '@rollup-router/core/internal';
+import type { Commitment } from '@rollup-router/solana';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
-import type { WsUrl } from '@rollup-router/core/upstream-socket';
-import type { UpstreamResult } from '@rollup-router/core/upstream-socket';
+import type { UpstreamResult, WsUrl } from '@rollup-router/core/upstream-socket';
 
 type Logger = PluginContext['log'];
 
@@ -53,10 +54,12 @@ export class RecordFollower {
   private started = false;
   private stopped = false;
   private failedAt = -Infinity;
+  /** Subscriptions not confirmed in a row: warned of with backoff. */
+  private readonly outage = new OutageLog();
 
   constructor(
     wsUrl: WsUrl,
-    private readonly commitment: 'processed' | 'confirmed' | 'finalized',
+    private readonly commitment: Commitment,
     private readonly hooks: FollowerHooks,
   ) {
     this.pool = new UpstreamPool(
@@ -106,10 +109,17 @@ export class RecordFollower {
     });
     clearTimeout(timer);
     entry.answer = undefined;
+    if (confirmed && this.outage.ended() !== undefined)
+      this.hooks.log()?.info('delegation records followed again (base chain websocket)');
     if (confirmed || this.stopped || this.followed.get(account) !== entry) return confirmed;
     this.unfollow(account);
-    if (Date.now() - this.failedAt >= RETRY_AFTER_MS) {
-      this.hooks.log()?.warn('delegation records not followed (base chain websocket); reads expire instead');
+    if (this.outage.failed()) {
+      this.hooks
+        .log()
+        ?.warn(
+          { failures: this.outage.failuresInARow },
+          'delegation records not followed (base chain websocket); reads expire instead',
+        );
     }
     this.failedAt = Date.now();
     return false;

@@ -9,8 +9,8 @@ import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { NotifiedShape } from './subscription-table.js';
 
-/** ERs routing may not use, remembered so as to warn once each. */
-const MAX_UNKNOWN_ERS = 1000;
+/** ERs routing may not use remembered by default, so as to warn once each. */
+export const MAX_UNKNOWN_ERS = 1000;
 
 type Logger = PluginContext['log'];
 
@@ -69,6 +69,8 @@ export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'
   readonly baseWsUrl: WsUrl;
   /** The delegation program: an account it owns is being delegated or undelegated. */
   readonly programId: string;
+  /** ERs routing may not use remembered at most (each is warned of once while remembered). Default MAX_UNKNOWN_ERS. */
+  readonly maxUnknownErs?: number;
 }
 
 /**
@@ -93,7 +95,7 @@ export class PubsubRelay {
    * ERs routing may not use, warned of once each while remembered: bounded, since anyone can
    * delegate an account to an identity of their choosing and subscribe to it.
    */
-  private readonly unknownErs = new LRUCache<string, true>({ max: MAX_UNKNOWN_ERS });
+  private readonly unknownErs: LRUCache<string, true>;
   private readonly stopListening: () => void;
   private stopped = false;
 
@@ -103,6 +105,7 @@ export class PubsubRelay {
     private readonly options: PubsubRelayOptions,
     private readonly log: () => Logger | undefined,
   ) {
+    this.unknownErs = new LRUCache({ max: options.maxUnknownErs ?? MAX_UNKNOWN_ERS });
     this.stopListening = routing.source.listen({
       changed: (account, record) => {
         for (const held of this.byAccount.get(account) ?? []) this.moveTo(held, record?.authority);
@@ -120,6 +123,11 @@ export class PubsubRelay {
   /** Distinct subscriptions relayed now (a program's delegation watch included). */
   get size(): number {
     return this.held.size;
+  }
+
+  /** ERs routing may not use that are remembered now (bounded by maxUnknownErs). */
+  get unknownErsRemembered(): number {
+    return this.unknownErs.size;
   }
 
   /** Upstream subscriptions held on the sockets of `upstream` (a name: base-chain, er:<identity>). */

@@ -1,14 +1,17 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { address, createSolanaRpc, type Commitment } from '@solana/kit';
-import { type PluginContext } from '@rollup-router/core';
-import { redactUrl, withoutCredentials } from '@rollup-router/core/internal';
+import { setMaxListeners } from 'node:events';
+import type { PluginContext } from '@rollup-router/core';
+import { OutageLog, redactUrl } from '@rollup-router/core/internal';
+import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
+import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
+import type { Commitment } from '@rollup-router/solana';
 import type { EntryIssue } from '../check-route-list.js';
 import type { RouteEntry } from '../generated/schemas.js';
 import type { RouteSource, SourceReadiness } from '../sources/route-source.js';
+import { accountAtSlot, keyedAccountAtSlot } from './chain-answers.js';
+import { ChainReader } from './chain-reader.js';
 import { RecordTable, type RecordState } from './record-table.js';
 import { recordState, type ChainAccount } from './record-state.js';
-import { retryDelayMs, shouldLog } from './retry.js';
-import { createChainSubscriptions } from './websocket-channel.js';
+import { retryDelayMs } from './retry.js';
 
 type Logger = PluginContext['log'];
 
@@ -20,7 +23,6 @@ export interface ChainSourceSettings {
   readonly resyncMs: number;
   readonly maxRecords: number;
 }
-
 /** How many registry records are followed, and how many are not for want of room. */
 export interface ChainRecordsReport {
   readonly source: string;
@@ -38,50 +40,58 @@ export interface ChainSourceHooks {
   readonly records?: (report: ChainRecordsReport) => void;
 }
 
-/** A request or subscription that does not answer within this time counts as a failure. */
+/** A request, or the first subscription's acknowledgement, that does not come within this time counts as a failure. */
 const REQUEST_TIMEOUT_MS = 10_000;
+/** A socket that stops answering (half-open) is replaced within two pings. */
+const PING_INTERVAL_MS = 5_000;
+const RECONNECT_MAX_DELAY_MS = 5_000;
 
-function timeout<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${REQUEST_TIMEOUT_MS} ms`)),
-      REQUEST_TIMEOUT_MS,
-    );
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+/** The key of the program subscription in the pool; a record's key is its address (never this short). */
+const PROGRAM = 'program';
+
+/** Where a subscription stands after its upstream refused it, or its follow-up read failed. */
+interface Retry {
+  readonly failures: OutageLog;
+  timer?: NodeJS.Timeout;
 }
 
 /**
- * The Magic Domain Program's registry as a route source. One full read
- * (getProgramAccounts) per connection, then live changes: programSubscribe tells of
- * registrations and updates, and an accountSubscribe on each record tells of its
+ * The Magic Domain Program's registry as a route source. A full read (getProgramAccounts)
+ * once the program subscription is acknowledged, then live changes: programSubscribe
+ * tells of registrations and updates, and an accountSubscribe on each record tells of its
  * unregistration, which programSubscribe never reports (the closed account leaves the
- * program). After a websocket drop it reconnects with backoff and reads everything again;
- * it also reads everything every `resyncMs`. Once a list has been read, an outage keeps it.
+ * program). Subscriptions ride core's upstream sockets (pooled, pinged, credentials as a
+ * header): any close of one, a clean 1000 included, loses what was notified meanwhile, so
+ * when the program subscription is acknowledged again everything is read again, and each
+ * record is read again when its own subscription is. It also reads everything every
+ * `resyncMs`, and with backoff after a failed read. Once a list has been read, an outage
+ * keeps it.
  */
 export class ChainRouteSource implements RouteSource {
   readonly name: string;
-  private readonly rpc;
-  private readonly subscriptions;
+  private readonly reader: ChainReader;
+  private readonly pool: UpstreamPool;
   private readonly table: RecordTable;
-  private readonly followed = new Map<string, AbortController>();
+  /** Records subscribed to (or waiting to be again after a failure). */
+  private readonly followed = new Set<string>();
+  private readonly retries = new Map<string, Retry>();
   private readonly skipped = new Map<string, string>();
   private readonly stopping = new AbortController();
-  private session = new AbortController();
   private changed: (() => void) | undefined;
   private listed: readonly RouteEntry[] = [];
   private everRead = false;
-  /**
-   * Whether the current session got as far as following live (subscribed and read): its
-   * end then starts a new failure streak. A session that could only read (websocket
-   * down) keeps the streak growing, so the reads back off too.
-   */
-  private sessionLive = false;
+  /** Whether the program subscription is acknowledged (and its socket has not closed since). */
+  private live = false;
+  /** Whether "following live" was said since the program subscription was last acknowledged. */
+  private saidLive = false;
+  /** The program subscription was acknowledged since the last full read began: read again. */
+  private readAgain = false;
+  /** Ends the reading loop's pause early. */
+  private wake: (() => void) | undefined;
+  /** Set until the first full read begins: it waits for the program subscription to settle. */
+  private starting = true;
   private lastError: string | undefined;
   private lastReport: ChainRecordsReport | undefined;
-  /** The configured URLs, exactly as written (with any credentials), for scrubbing messages. */
-  private readonly secrets: readonly string[];
   private firstAttempt: Promise<void>;
   private settleFirstAttempt!: () => void;
 
@@ -91,14 +101,32 @@ export class ChainRouteSource implements RouteSource {
   ) {
     this.name = `chain registry ${settings.programId} at ${redactUrl(settings.url)}`;
     this.table = new RecordTable({ maxRecords: settings.maxRecords });
-    // fetch refuses a URL with user info: it goes as a Basic Authorization header instead.
-    const { url, authorization } = withoutCredentials(settings.url);
-    this.rpc = createSolanaRpc(url, authorization === undefined ? {} : { headers: { authorization } });
-    this.subscriptions = createChainSubscriptions(settings.wsUrl, REQUEST_TIMEOUT_MS);
-    this.secrets = [settings.url, url, settings.wsUrl, withoutCredentials(settings.wsUrl).url]
-      .filter((u) => u !== redactUrl(u))
-      .sort((a, b) => b.length - a.length);
+    this.reader = new ChainReader(settings.url, settings.commitment, REQUEST_TIMEOUT_MS);
+    this.pool = new UpstreamPool(
+      this.name,
+      settings.wsUrl,
+      {
+        acked: (key) => this.acked(key),
+        refused: (key, error) => this.failed(key, new Error(`refused: ${JSON.stringify(error)}`)),
+        notified: (key, result) => this.notified(key, result),
+        lost: (keys) => this.lost(keys),
+        disconnected: (keys) => {
+          // No acknowledgement is coming soon: the first read goes ahead without it.
+          if (this.starting && keys.includes(PROGRAM)) this.wakeUp();
+        },
+      },
+      {
+        pingIntervalMs: PING_INTERVAL_MS,
+        reconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
+        handshakeTimeoutMs: REQUEST_TIMEOUT_MS,
+        subscriptionsPerSocket: DEFAULT_SUBSCRIPTIONS_PER_SOCKET,
+        fallback: 'registry changes show at the next full read',
+      },
+      hooks.log,
+    );
     this.firstAttempt = new Promise((resolve) => (this.settleFirstAttempt = resolve));
+    // Every read under way listens to it: after a reconnect, one per record followed.
+    setMaxListeners(0, this.stopping.signal);
   }
 
   /** The listed nodes; at start, after the first attempt to read them (read or failed). */
@@ -109,11 +137,18 @@ export class ChainRouteSource implements RouteSource {
 
   subscribe(changed: () => void): () => void {
     this.changed = changed;
+    this.pool.start();
+    this.subscribeUpstream(PROGRAM);
     void this.run();
     return () => {
       this.stopping.abort();
-      this.session.abort();
+      this.pool.stop();
+      for (const retry of this.retries.values()) clearTimeout(retry.timer);
+      this.retries.clear();
+      this.followed.clear();
+      this.wakeUp();
       this.settleFirstAttempt();
+      void this.reader.close();
     };
   }
 
@@ -123,31 +158,59 @@ export class ChainRouteSource implements RouteSource {
     return { ready: false, reason: `${this.name} not read yet: ${why}` };
   }
 
-  /** Sessions one after the other until stopped; a failed one is retried with backoff. */
+  /**
+   * Full reads until stopped: the first once the program subscription is acknowledged (so
+   * that no change falls between the read and the subscription) or cannot be soon; then one
+   * whenever it is acknowledged again, every resyncMs, and with backoff after a failure.
+   */
   private async run(): Promise<void> {
-    let failures = 0;
+    await this.pause(REQUEST_TIMEOUT_MS);
+    this.starting = false;
+    const failures = new OutageLog();
     while (!this.stopping.signal.aborted) {
-      this.session = new AbortController();
-      this.sessionLive = false;
-      const read = await this.runSession(this.session.signal).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-      this.session.abort();
-      this.unfollowAll();
-      if (this.stopping.signal.aborted) break;
-      failures = this.sessionLive ? 1 : failures + 1;
-      this.onFailure(read, failures);
-      await sleep(retryDelayMs(failures), undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      this.readAgain = false;
+      const liveBefore = this.live;
+      try {
+        await this.fullRead();
+        failures.ended();
+        if (liveBefore && this.live && !this.saidLive) {
+          this.saidLive = true;
+          this.hooks.log()?.debug({ source: this.name }, 'chain registry following live');
+        }
+      } catch (err) {
+        if (this.stopping.signal.aborted) break;
+        this.onFailure(err, failures);
+      }
+      const inARow = failures.failuresInARow;
+      await this.pause(inARow === 0 ? this.settings.resyncMs : retryDelayMs(inARow));
     }
   }
 
-  private onFailure(err: unknown, failures: number): void {
-    const message = err === undefined ? 'the websocket closed' : this.describe(err);
+  /** Waits `ms`, or less when a full read is due sooner (or the source stops). */
+  private pause(ms: number): Promise<void> {
+    if (this.readAgain || this.stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private wakeUp(): void {
+    this.wake?.();
+  }
+
+  private onFailure(err: unknown, outage: OutageLog): void {
+    const message = describe(err);
     this.lastError = message;
     this.settleFirstAttempt();
-    if (!shouldLog(failures)) return;
+    if (!outage.failed()) return;
     const kept = this.listed.length;
+    const failures = outage.failuresInARow;
     this.hooks
       .log()
       ?.warn(
@@ -158,71 +221,30 @@ export class ChainRouteSource implements RouteSource {
       );
   }
 
-  /**
-   * One connection: subscribe to the program, read everything, follow each record, then
-   * apply notifications until the websocket goes away (which ends the session).
-   */
-  private async runSession(session: AbortSignal): Promise<void> {
-    const { programId, commitment } = this.settings;
-    const program = address(programId);
-    let subscribeError: unknown;
-    const stream = await timeout(
-      this.subscriptions
-        .programNotifications(program, { encoding: 'base64', commitment })
-        .subscribe({ abortSignal: session }),
-      'programSubscribe',
-    ).catch((err: unknown) => {
-      subscribeError = err;
-      return undefined;
-    });
-    // Read even when the websocket is down: a list that cannot be followed live still
-    // beats none, and the resync interval keeps it fresh.
-    await this.fullRead(session);
-    if (!stream) throw subscribeError;
-    this.sessionLive = true;
-    this.hooks.log()?.debug({ source: this.name }, 'chain registry following live');
-    const resync = setInterval(() => void this.resync(session), this.settings.resyncMs);
-    try {
-      for await (const n of stream) {
-        this.apply(n.value.pubkey, n.value.account as ChainAccount, n.context.slot);
-      }
-    } finally {
-      clearInterval(resync);
-    }
-  }
-
-  private async resync(session: AbortSignal): Promise<void> {
-    try {
-      await this.fullRead(session);
-    } catch (err) {
-      this.hooks.log()?.warn({ source: this.name, err: this.describe(err) }, 'chain registry resync failed');
-    }
-  }
-
   /** getProgramAccounts at the slot it answers for; then follow every record it lists. */
-  private async fullRead(session: AbortSignal): Promise<void> {
-    const { programId, commitment } = this.settings;
-    const abortSignal = AbortSignal.any([session, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
-    const { context, value } = await this.rpc
-      .getProgramAccounts(address(programId), { encoding: 'base64', commitment, withContext: true })
-      .send({ abortSignal });
+  private async fullRead(): Promise<void> {
+    const { slot, accounts } = await this.reader.programAccounts(
+      this.settings.programId,
+      this.stopping.signal,
+    );
     const states = new Map<string, RecordState>();
-    for (const { pubkey, account } of value) states.set(pubkey, this.stateOf(account as ChainAccount));
-    this.table.applyFullRead(states, context.slot);
+    for (const { pubkey, account } of accounts) states.set(pubkey, this.stateOf(account));
+    this.table.applyFullRead(states, slot);
     for (const pubkey of this.skipped.keys()) if (!this.table.isLive(pubkey)) this.skipped.delete(pubkey);
     for (const [pubkey, state] of states) if (this.table.isLive(pubkey)) this.noteSkipped(pubkey, state);
     this.reportRecords();
     const wasRead = this.everRead;
     this.everRead = true;
     this.lastError = undefined;
-    if (!wasRead) this.hooks.log()?.info({ source: this.name, records: value.length }, 'chain registry read');
+    if (!wasRead)
+      this.hooks.log()?.info({ source: this.name, records: accounts.length }, 'chain registry read');
     this.settleFirstAttempt();
     this.publish();
-    for (const a of this.table.liveAddresses()) this.follow(a, session);
-    for (const a of this.followed.keys()) if (!this.table.isLive(a)) this.unfollow(a);
+    for (const a of this.table.liveAddresses()) this.follow(a);
+    for (const a of this.followed) if (!this.table.isLive(a)) this.unfollow(a);
   }
 
-  /** One account's new state, from a notification. */
+  /** One account's new state, from a notification or a read. */
   private apply(pubkey: string, account: ChainAccount | null, slot: bigint): void {
     const state = this.stateOf(account);
     const applied = this.table.apply(pubkey, state, slot);
@@ -231,7 +253,7 @@ export class ChainRouteSource implements RouteSource {
     this.noteSkipped(pubkey, state);
     this.publish();
     if (state.kind === 'closed') this.unfollow(pubkey);
-    else this.follow(pubkey, this.session.signal);
+    else this.follow(pubkey);
   }
 
   private stateOf(account: ChainAccount | null): RecordState {
@@ -257,82 +279,112 @@ export class ChainRouteSource implements RouteSource {
   }
 
   /** accountSubscribe on a record: its changes, and its closing, which programSubscribe never reports. */
-  private follow(pubkey: string, session: AbortSignal): void {
-    if (this.followed.has(pubkey) || session.aborted) return;
-    const own = new AbortController();
-    this.followed.set(pubkey, own);
-    void this.followRecord(pubkey, AbortSignal.any([session, own.signal]));
-  }
-
-  /**
-   * Follows one record until unfollowed or the session ends. A failure of this record's
-   * subscription or read is retried for this record alone, with backoff: the others keep
-   * their subscriptions. A dead connection also ends the program subscription, and with
-   * it the session, which starts everything over once.
-   */
-  private async followRecord(pubkey: string, following: AbortSignal): Promise<void> {
-    const { commitment } = this.settings;
-    let failures = 0;
-    while (!following.aborted) {
-      // Each attempt ends its own subscription: kit coalesces identical subscriptions and
-      // keeps a failed one cached while anyone still holds it, so a retry under the same
-      // signal would get the same failure back without asking the node again.
-      const attempt = new AbortController();
-      const abortSignal = AbortSignal.any([following, attempt.signal]);
-      let live = false;
-      try {
-        const stream = await timeout(
-          this.subscriptions
-            .accountNotifications(address(pubkey), { encoding: 'base64', commitment })
-            .subscribe({ abortSignal }),
-          'accountSubscribe',
-        );
-        // A change between the notification that made us follow and this subscription taking
-        // effect (an Unregister right after a Register) would otherwise wait for the resync.
-        await this.readAccount(pubkey, abortSignal);
-        live = true;
-        for await (const n of stream) this.apply(pubkey, n.value as ChainAccount | null, n.context.slot);
-        if (following.aborted) return;
-        throw new Error('accountSubscribe ended');
-      } catch (err) {
-        if (following.aborted) return;
-        failures = live ? 1 : failures + 1;
-        const retryInMs = retryDelayMs(failures);
-        const fields = { source: this.name, account: pubkey, err: this.describe(err), failures, retryInMs };
-        if (shouldLog(failures)) this.hooks.log()?.warn(fields, `following registry record ${pubkey} failed`);
-        attempt.abort();
-        await sleep(retryInMs, undefined, { signal: following }).catch(() => undefined);
-      } finally {
-        attempt.abort();
-      }
-    }
-  }
-
-  private async readAccount(pubkey: string, session: AbortSignal): Promise<void> {
-    const abortSignal = AbortSignal.any([session, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
-    const { context, value } = await this.rpc
-      .getAccountInfo(address(pubkey), { encoding: 'base64', commitment: this.settings.commitment })
-      .send({ abortSignal });
-    this.apply(pubkey, value as ChainAccount | null, context.slot);
+  private follow(pubkey: string): void {
+    if (this.followed.has(pubkey) || this.stopping.signal.aborted) return;
+    this.followed.add(pubkey);
+    this.subscribeUpstream(pubkey);
   }
 
   private unfollow(pubkey: string): void {
-    this.followed.get(pubkey)?.abort();
-    this.followed.delete(pubkey);
+    if (!this.followed.delete(pubkey)) return;
+    clearTimeout(this.retries.get(pubkey)?.timer);
+    this.retries.delete(pubkey);
+    this.pool.unsubscribe(pubkey);
   }
 
-  private unfollowAll(): void {
-    for (const pubkey of [...this.followed.keys()]) this.unfollow(pubkey);
+  private subscribeUpstream(key: string): void {
+    this.pool.subscribe(key, this.subscriptionOf(key));
+  }
+
+  private subscriptionOf(key: string): UpstreamSubscription {
+    const config = { encoding: 'base64', commitment: this.settings.commitment };
+    return key === PROGRAM
+      ? {
+          subscribe: 'programSubscribe',
+          unsubscribe: 'programUnsubscribe',
+          notification: 'programNotification',
+          params: [this.settings.programId, config],
+        }
+      : {
+          subscribe: 'accountSubscribe',
+          unsubscribe: 'accountUnsubscribe',
+          notification: 'accountNotification',
+          params: [key, config],
+        };
+  }
+
+  private acked(key: string): void {
+    if (key !== PROGRAM) return void this.readRecord(key);
+    this.retries.delete(PROGRAM);
+    this.live = true;
+    this.saidLive = false;
+    this.readAgain = true;
+    this.wakeUp();
   }
 
   /**
-   * An error's message fit for logs and the public /ready: the configured URLs, which
-   * may carry credentials or API keys, shown redacted wherever they appear.
+   * Reads a record once its subscription is acknowledged: a change between the notification
+   * that made us follow it and the subscription taking effect (an Unregister right after a
+   * Register), or made while its socket was down, would otherwise wait for the next full read.
    */
-  private describe(err: unknown): string {
-    let message = err instanceof Error ? err.message : String(err);
-    for (const secret of this.secrets) message = message.replaceAll(secret, redactUrl(secret));
-    return message;
+  private async readRecord(pubkey: string): Promise<void> {
+    try {
+      const { slot, account } = await this.reader.account(pubkey, this.stopping.signal);
+      if (!this.followed.has(pubkey)) return;
+      this.retries.delete(pubkey);
+      this.apply(pubkey, account, slot);
+    } catch (err) {
+      if (this.followed.has(pubkey)) this.failed(pubkey, err);
+    }
+  }
+
+  /**
+   * A subscription the upstream refused, or a record whose read after it failed: retried for
+   * that key alone, with backoff; the other subscriptions stay as they are.
+   */
+  private failed(key: string, err: unknown): void {
+    if (this.stopping.signal.aborted || (key !== PROGRAM && !this.followed.has(key))) return;
+    const retry = this.retries.get(key) ?? { failures: new OutageLog() };
+    this.retries.set(key, retry);
+    const logged = retry.failures.failed();
+    clearTimeout(retry.timer);
+    const failures = retry.failures.failuresInARow;
+    const retryInMs = retryDelayMs(failures);
+    if (logged) {
+      const fields = { source: this.name, err: describe(err), failures, retryInMs };
+      if (key === PROGRAM) this.hooks.log()?.warn(fields, 'programSubscribe on the chain registry failed');
+      else this.hooks.log()?.warn({ ...fields, account: key }, `following registry record ${key} failed`);
+    }
+    // The first read need not wait for a subscription that was refused.
+    if (key === PROGRAM && this.starting) this.wakeUp();
+    this.pool.unsubscribe(key);
+    retry.timer = setTimeout(() => {
+      retry.timer = undefined;
+      if (key === PROGRAM || this.followed.has(key)) this.subscribeUpstream(key);
+    }, retryInMs);
+  }
+
+  private notified(key: string, result: UpstreamResult): boolean {
+    if (key === PROGRAM) {
+      const changed = keyedAccountAtSlot(result.value);
+      if (changed) this.apply(changed.pubkey, changed.account, changed.slot);
+    } else {
+      const changed = accountAtSlot(result.value);
+      if (changed) this.apply(key, changed.account, changed.slot);
+    }
+    return true;
+  }
+
+  /** A socket closed: what its subscriptions would have notified meanwhile is read again once they are renewed. */
+  private lost(keys: readonly string[]): void {
+    if (!keys.includes(PROGRAM)) return;
+    this.live = false;
+    this.hooks
+      .log()
+      ?.info(
+        { source: this.name },
+        'the chain registry websocket closed; reading everything again once back',
+      );
   }
 
   /**
@@ -371,3 +423,6 @@ export class ChainRouteSource implements RouteSource {
     this.changed?.();
   }
 }
+
+/** An error's message for logs and the public /ready: the reader's errors show URLs redacted only. */
+const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -7,6 +7,3 @@ export function retryDelayMs(failures: number): number {
   const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1));
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
-
-/** Log the 1st, 2nd, 4th, 8th... failure in a row: an outage is reported, not once per attempt. */
-export const shouldLog = (failures: number): boolean => (failures & (failures - 1)) === 0;

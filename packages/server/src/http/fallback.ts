@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { bearerToken, NOT_FOUND_BODY, SecretMatch } from '@rollup-router/core/internal';
 import type { ReadinessReport } from '../readiness/readiness.js';
-import { bearerMatches } from './metrics-token.js';
 
 export interface FallbackRoutes {
   /** undefined: no /health and /ready here (the metrics-only listener). */
@@ -18,7 +18,6 @@ export interface FallbackRoutes {
   readonly otherPosts?: RequestListener;
 }
 
-const NOT_FOUND = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function send(
@@ -40,8 +39,13 @@ function sendReady(req: IncomingMessage, res: ServerResponse, report: ReadinessR
   send(req, res, report.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body));
 }
 
-function sendMetrics(req: IncomingMessage, res: ServerResponse, routes: FallbackRoutes): void {
-  if (routes.metricsToken !== undefined && !bearerMatches(req.headers.authorization, routes.metricsToken)) {
+function sendMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: FallbackRoutes,
+  token: SecretMatch | undefined,
+): void {
+  if (token !== undefined && !token.matches(bearerToken(req.headers.authorization))) {
     send(req, res, 401, JSON_TYPE, '{"error":"unauthorized; send Authorization: Bearer <metrics.token>"}', {
       'www-authenticate': 'Bearer',
     });
@@ -62,6 +66,7 @@ function sendMetrics(req: IncomingMessage, res: ServerResponse, routes: Fallback
  * a 404 with a JSON-RPC error body, as the core answers unknown paths.
  */
 export function createFallback(routes: FallbackRoutes): RequestListener {
+  const token = routes.metricsToken === undefined ? undefined : new SecretMatch([routes.metricsToken]);
   return (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     const probe = (path === '/health' || path === '/ready') && routes.ready !== undefined;
@@ -71,7 +76,7 @@ export function createFallback(routes: FallbackRoutes): RequestListener {
         // url with a trailing slash: `//getDelegationStatus` is that method's path-style endpoint.
         if (path?.startsWith('//') === true) req.url = (req.url ?? '/').replace(/^\/+/, '/');
         routes.otherPosts(req, res);
-      } else send(req, res, 404, JSON_TYPE, NOT_FOUND);
+      } else send(req, res, 404, JSON_TYPE, NOT_FOUND_BODY);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -80,6 +85,6 @@ export function createFallback(routes: FallbackRoutes): RequestListener {
     }
     if (path === '/health') send(req, res, 200, JSON_TYPE, '{"status":"ok"}');
     else if (path === '/ready') sendReady(req, res, routes.ready!());
-    else sendMetrics(req, res, routes);
+    else sendMetrics(req, res, routes, token);
   };
 }

@@ -1,4 +1,5 @@
 import type { PluginContext } from '@rollup-router/core';
+import { OutageLog } from '@rollup-router/core/internal';
 import type { RedisClientLike } from './redis-client-like.js';
 
 type Logger = PluginContext['log'];
@@ -12,23 +13,18 @@ export class RedisAuthError extends Error {
 }
 
 const AUTH_REFUSED = /WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username-password/i;
-/** "Still unreachable" is repeated after 10 s, then twice as long each time, at most every 10 min. */
-const FIRST_REMINDER_MS = 10_000;
-const LAST_REMINDER_MS = 600_000;
 
 /**
  * The state of the link to Redis, for logs, /metrics and /ready: ioredis reconnects by
- * itself; this tells people about it. An outage is logged once when it starts, then
- * reminded with backoff (not once per failed reconnect), and its end is logged with its
+ * itself; this tells people about it. An outage is logged when it starts, reminded with
+ * backoff (OutageLog: not once per failed reconnect), and its end is logged with its
  * length. Owns no timer: everything happens on the client's events.
  */
 export class RedisLink {
   /** Outages since start (the first failed connection counts as one). */
   outages = 0;
-  private downSince: number | undefined;
+  private readonly outage = new OutageLog();
   private lastError: Error | undefined;
-  private reminderMs = FIRST_REMINDER_MS;
-  private nextReminder = 0;
   private readonly listeners: ((up: boolean) => void)[] = [];
 
   constructor(
@@ -53,15 +49,16 @@ export class RedisLink {
    */
   describe(): string {
     if (this.up) return 'connected';
-    if (this.downSince === undefined) return 'connecting';
-    const since = new Date(this.downSince).toISOString();
+    const downSince = this.outage.since;
+    if (downSince === undefined) return 'connecting';
+    const since = new Date(downSince).toISOString();
     return `unreachable since ${since}: nothing shared; rate limits per instance, statuses from local layers and upstreams; the cause is in the log`;
   }
 
   /** Why the link is down, for the operator (check-config, the log); undefined while up. */
   get cause(): string | undefined {
     if (this.up) return undefined;
-    return this.lastError?.message ?? (this.downSince === undefined ? undefined : 'connection closed');
+    return this.lastError?.message ?? (this.outage.since === undefined ? undefined : 'connection closed');
   }
 
   /** Called with true when the link comes up, false when it goes down. */
@@ -93,35 +90,28 @@ export class RedisLink {
   }
 
   private becameUp(): void {
-    if (this.downSince !== undefined) {
-      const downForS = Math.round((Date.now() - this.downSince) / 1000);
-      this.log.info({ downForS }, 'redis reachable again: sharing resumes');
-    }
-    this.downSince = undefined;
+    const downMs = this.outage.ended();
+    if (downMs !== undefined)
+      this.log.info({ downForS: Math.round(downMs / 1000) }, 'redis reachable again: sharing resumes');
     this.lastError = undefined;
-    this.reminderMs = FIRST_REMINDER_MS;
     this.emit(true);
   }
 
   private becameDown(err: Error | undefined): void {
-    const now = Date.now();
-    if (this.downSince === undefined) {
-      if (this.client.status === 'ready' || this.client.status === 'end') return;
-      this.downSince = now;
+    const starts = this.outage.since === undefined;
+    if (starts && (this.client.status === 'ready' || this.client.status === 'end')) return;
+    const cause = err?.message ?? 'connection closed';
+    if (!this.outage.failed()) return;
+    if (starts) {
       this.outages += 1;
-      this.nextReminder = now + this.reminderMs;
       this.log.warn(
-        { cause: err?.message ?? 'connection closed' },
+        { cause },
         'redis unreachable: nothing shared until it is back (rate limits per instance, statuses from local layers and upstreams)',
       );
       this.emit(false);
-    } else if (now >= this.nextReminder) {
-      this.reminderMs = Math.min(this.reminderMs * 2, LAST_REMINDER_MS);
-      this.nextReminder = now + this.reminderMs;
-      this.log.warn(
-        { cause: err?.message ?? 'connection closed', downForS: Math.round((now - this.downSince) / 1000) },
-        'redis still unreachable',
-      );
+    } else {
+      const downForS = Math.round((Date.now() - this.outage.since!) / 1000);
+      this.log.warn({ cause, downForS, failures: this.outage.failuresInARow }, 'redis still unreachable');
     }
   }
 

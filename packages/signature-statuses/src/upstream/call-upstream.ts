@@ -10,12 +10,12 @@ export type UpstreamOutcome =
   | { readonly kind: 'rpc_error'; readonly error: RpcErrorObject }
   | { readonly kind: UpstreamFailureKind; readonly detail: string };
 
-/** A status answer is a few hundred bytes per signature; anything far beyond is not one. */
-const MAX_ANSWER_BYTES = 1 << 20;
-
-/** The client for the upstreams: one keep-alive pool per upstream URL, answers capped. */
+/**
+ * The client for the upstreams: one keep-alive pool per upstream URL, answers capped at the
+ * client's default (a status answer is a few hundred bytes per signature, 256 at most).
+ */
 export const upstreamClient = (connectionsPerUpstream: number, maxPools: number): JsonRpcClient =>
-  new JsonRpcClient({ connections: connectionsPerUpstream, maxPools, maxReplyBytes: MAX_ANSWER_BYTES });
+  new JsonRpcClient({ connections: connectionsPerUpstream, maxPools });
 
 const validateResult = compileSchema<GetSignatureStatusesResult>(getSignatureStatusesResultSchema);
 
