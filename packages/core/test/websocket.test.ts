@@ -101,6 +101,12 @@ describe('JSON-RPC over WebSocket: one pipeline with HTTP', () => {
   });
   after(() => s.close());
 
+  it('close() from JavaScript with no grace is a TypeError, not a close that cuts every call short', () => {
+    const close = s.sockets.close.bind(s.sockets) as unknown as (graceMs?: unknown) => Promise<void>;
+    expect(() => close()).to.throw(TypeError, 'graceMs must be a number of milliseconds, got undefined');
+    expect(() => close('15s')).to.throw(TypeError, 'got 15s');
+  });
+
   it('answers calls, batches, notifications-only messages, and the JSON-RPC errors, as HTTP does', async () => {
     const c = await TestSocket.open(s.ws);
     expect(await c.call('ping', [], 7)).to.deep.equal({ jsonrpc: '2.0', result: 'pong', id: 7 });
