@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { createFallback } from './http/fallback.js';
 import { listenOn } from './http/listen-on.js';
+import type { LastResponseCloses } from './http/last-response-closes.js';
 import type { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
 import { websocketOnly } from './http/websocket-only.js';
@@ -27,6 +28,7 @@ export function createListeners(
   config: ServerConfig,
   rpc: Rpc,
   tracker: RequestTracker,
+  lastResponse: LastResponseCloses,
   ready: () => ReadinessReport,
   metrics: ServerMetrics | undefined,
   log: Logger,
@@ -46,7 +48,7 @@ export function createListeners(
       createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError, otherPosts }),
     ),
   });
-  const handler = tracker.wrap(listener);
+  const handler = tracker.wrap(lastResponse.wrap(listener));
   const server = createServer(handler);
   // The second listener serves sockets only (attached below): plain HTTP there gets 426 naming this one.
   const mount = config.endpoints.mountPath.replace(/\/+$/, '');
