@@ -19,7 +19,9 @@ export async function closeGracefully(
   const deadline = Date.now() + graceMs;
   server.closeIdleConnections();
   const timer = new AbortController();
-  const expired = sleep(graceMs, 'expired' as const, { signal: timer.signal }).catch(() => 'cancelled' as const);
+  const expired = sleep(graceMs, 'expired' as const, { signal: timer.signal }).catch(
+    () => 'cancelled' as const,
+  );
   if ((await Promise.race([tracker.idle().then(() => 'idle' as const), expired])) === 'expired') {
     log.warn(
       { inflight: tracker.inflight },
