@@ -218,7 +218,10 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       await load.stop();
       await subscriber.removeAccountChangeListener(subscription);
     }
-    expect(load.failures, balancer!.output().slice(-4000)).to.deep.equal([]);
+    expect(
+      load.failures.length,
+      `${load.failures.length} of ${load.answered + load.failures.length} calls failed, the first: ${load.failures[0]}`,
+    ).to.equal(0);
     expect(load.answered).to.be.greaterThan(400);
   });
 });
