@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { buildPlugins, builtInPlugins, type ServerPlugins } from './build-plugins.js';
 import { buildRpc } from './build-rpc.js';
 import type { ServerConfig } from './config/server-config.js';
-import { LastResponseCloses } from './http/last-response-closes.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { createListeners, listenOrStop, wsUrl } from './listeners.js';
 import { logListening } from './listening-log.js';
@@ -92,29 +91,21 @@ async function startWith(
 
   const state = { started: false, draining: false };
   const ready = readinessOf(config, plugins, upstreams, state, redis);
-  const lastResponse = new LastResponseCloses();
-  const { server, metricsServer, socketServer } = createListeners(
-    config,
-    rpc,
-    tracker,
-    lastResponse,
-    ready,
-    metrics,
-    log,
-  );
+  const listeners = createListeners(config, rpc, tracker, ready, metrics, log);
+  const { server, metricsServer, socketServer } = listeners;
   const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
   if (socketServer) sockets.attach(socketServer);
   await rpc.start();
   state.started = true;
   await listenOrStop(config, server, metricsServer, rpc, socketServer);
   upstreams.start();
-  const url = logListening(config, { server, metricsServer, socketServer }, rpc, plugins, log);
+  const url = logListening(config, listeners, rpc, plugins, log);
 
   const shutdown = shutdownOf(config, {
     log,
     rpc,
     tracker,
-    lastResponse,
+    lastResponse: listeners.lastResponse,
     upstreams,
     state,
     server,
