@@ -198,7 +198,10 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       await load.until(100);
       for (const [stopped, staying] of [routers, [...routers].reverse()] as [StackRouter, StackRouter][]) {
         // Both routers carry the load before one stops.
-        await waitFor(async () => (await stopped.answered()) > 0, `${stopped.name} answering calls`);
+        await waitFor(async () => (await stopped.answered()) > 0, `${stopped.name} answering calls`, {
+          attempts: 300,
+          stepMs: 100,
+        });
         expect(await stopped.stop(), `${stopped.name}'s exit code`).to.equal(0);
         // The socket on a stopped router was closed with 1001: web3.js reconnected through
         // HAProxy and subscribed again, so a change after the stop is notified.
