@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { HttpRefusal } from '@rollup-router/core';
 import { Ajv } from 'ajv';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
 import { expect } from 'chai';
@@ -167,6 +168,16 @@ describe('deploy/compose.yaml', function () {
     const cfg = readFileSync(join(DEPLOY, 'haproxy/haproxy.cfg'), 'utf8');
     expect(cfg).to.match(/http-check send meth GET uri \/ready/);
     expect(cfg).to.match(/http-check expect status 200/);
+    // It sends elsewhere only what a router never read: a refused connection, or a 503,
+    // which the routers answer only for refusals made before reading (core's status table).
+    expect(cfg.match(/^\s*retry-on .*$/gm)?.map((l) => l.trim())).to.deep.equal([
+      'retry-on conn-failure 503',
+    ]);
+    expect(
+      Object.entries(HttpRefusal)
+        .filter(([, { status }]) => status === 503)
+        .map(([why]) => why),
+    ).to.deep.equal(['SHUTTING_DOWN', 'TOO_MANY_CONNECTIONS']);
     // Addresses from the environment, the stack's own by default.
     for (const [i, r] of routers.entries())
       expect(cfg).to.include(`server ${r} "\${ROUTER_${i + 1}-${r}:${routerConfig.port}}"`);
