@@ -36,6 +36,10 @@ async function fundedKeypair(sol = 1): Promise<Keypair> {
 const transfer = (from: Keypair, to: PublicKey, lamports: number): Transaction =>
   new Transaction().add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }));
 
+/** Whether web3.js's WebSocket is open (it has no public accessor; 1.x keeps this field). */
+const socketOpen = (connection: Connection): boolean =>
+  (connection as unknown as { _rpcWebSocketConnected: boolean })._rpcWebSocketConnected;
+
 /**
  * Clients calling through the balancer without pause, each lane one call after another on
  * its own keep-alive connections; every answer is counted, and every one that is not a
@@ -220,6 +224,12 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
     } finally {
       await load.stop();
       await subscriber.removeAccountChangeListener(subscription);
+      // With nothing subscribed web3.js closes its socket itself (1000: it does not reconnect);
+      // a socket the balancer's stop cut instead would be tried again for the rest of the run.
+      await waitFor(() => !socketOpen(subscriber), 'web3.js closing its idle socket', {
+        attempts: 300,
+        stepMs: 100,
+      });
     }
     expect(
       load.failures.length,
