@@ -6,7 +6,7 @@
 # when it has node and npm on PATH, Node's C headers under /usr/local/include/node, apt-get,
 # and a user `node` (the official images have all four). Node 22 is the default: see
 # docs/node-versions.md for Node 24.
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=docker.io/library/node:22-bookworm-slim
 
 # ---- build: compile the TypeScript and better-sqlite3 for this image's Node ----
 FROM ${NODE_IMAGE} AS build

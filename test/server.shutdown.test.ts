@@ -52,6 +52,31 @@ function request(
   });
 }
 
+/** One POST on `agent`, with the answer's Connection header. */
+function postSeeingConnection(
+  agent: http.Agent,
+  url: string,
+  body: string,
+): Promise<Answer & { connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** One POST on the given keep-alive connection pool. */
 const post = (agent: http.Agent, url: string, body: string): Promise<Answer> =>
   request(url, 'POST', agent, body);
@@ -369,22 +394,32 @@ describe('rollup-router serve: shutdown.drainDelayMs keeps an idle server answer
   const start = (drainDelayMs: number): Promise<ServerProcess> =>
     serveWith(tmp.dir, { statuses: { store: false }, shutdown: { drainDelayMs } });
 
-  it('with nothing under way, new connections still get 503 -32053 and /ready 503 during the delay', async () => {
+  it('during the delay /ready answers 503 while calls are still answered, each closing its connection', async () => {
     const server = await start(600_000);
     try {
       expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(200);
       server.signal('SIGTERM');
       await shutdownBegan(server);
-      const call = await onNewConnection(
-        `${server.base}/`,
-        'POST',
-        '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
-      );
-      expect(call.status).to.equal(503);
-      expect((JSON.parse(call.body) as { error: { data: { code: number } } }).error.data.code).to.equal(
-        -32053,
-      );
-      expect((await onNewConnection(`${server.base}/ready`, 'GET')).status).to.equal(503);
+      const ready = await onNewConnection(`${server.base}/ready`, 'GET');
+      expect(ready.status).to.equal(503);
+      expect((JSON.parse(ready.body) as { reasons: string[] }).reasons).to.include('shutting down');
+      // A client that keeps its connection open is told to open a new one (through its
+      // balancer, to an instance that stays) and answered all the same.
+      const agent = new http.Agent({ keepAlive: true });
+      try {
+        for (const id of [1, 2]) {
+          const { status, body, connection } = await postSeeingConnection(
+            agent,
+            `${server.base}/`,
+            JSON.stringify({ jsonrpc: '2.0', id, method: 'getRoutes' }),
+          );
+          expect(status, body).to.equal(200);
+          expect(JSON.parse(body)).to.deep.include({ id, result: [] });
+          expect(connection).to.equal('close');
+        }
+      } finally {
+        agent.destroy();
+      }
       server.signal('SIGTERM'); // a second signal does not wait out the delay
       expect(await server.exited).to.equal(1);
     } finally {

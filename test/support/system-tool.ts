@@ -10,8 +10,13 @@ export function hasTool(program: string, versionArgs: readonly string[] = ['--ve
 }
 
 /** Skips the running test or hook, with a line saying which program is missing and which package brings it. */
-export function skipWithout(context: Mocha.Context, program: string, debianPackage: string): void {
-  if (hasTool(program)) return;
+export function skipWithout(
+  context: Mocha.Context,
+  program: string,
+  debianPackage: string,
+  versionArgs: readonly string[] = ['--version'],
+): void {
+  if (hasTool(program, versionArgs)) return;
   console.log(`      (${program} is not installed: skipped; apt-get install ${debianPackage})`);
   context.skip();
 }

@@ -4,6 +4,9 @@ import { ErrorCode, ErrorInfo, type ErrorCodeValue } from './codes.js';
  * Every reason the HTTP layer answers with a status other than 200, with the JSON-RPC
  * code its body carries: the one table that decides HTTP statuses (as tRPC's
  * getHTTPStatusCode). A call's own error, whatever its code, is HTTP 200 (wire contract).
+ * A 503 is only ever a refusal made before anything of the request was read or done, so a
+ * load balancer may send that request to another instance (deploy/haproxy/haproxy.cfg
+ * does: `retry-on conn-failure 503`).
  */
 export const HttpRefusal = {
   METHOD_NOT_ALLOWED: { status: 405, code: ErrorCode.INVALID_REQUEST },

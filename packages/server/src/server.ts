@@ -45,9 +45,10 @@ export interface RunningServer {
   /** Reads the routes file again (SIGHUP); a bad file keeps the last good list and is returned. */
   reloadRoutes(): Promise<RouteListError[]>;
   /**
-   * Graceful stop: new calls get 503 -32053 (Connection: close) and /ready 503 while the
-   * calls under way finish, for up to `graceMs`, and for at least `shutdown.drainDelayMs`;
-   * the port keeps listening meanwhile, so load balancers see the 503. Then the listener and every connection close and the
+   * Graceful stop: first, for `shutdown.drainDelayMs`, /ready answers 503 while calls are still
+   * answered (each response closing its connection), so a load balancer takes the instance out
+   * before any call is refused. Then new calls get 503 -32053 (Connection: close) while the calls
+   * under way finish, for up to `graceMs`, and sockets close with 1001. Then the listener and every connection close and the
    * plugins stop (which closes the store), then Redis. Each step is bounded and the store and Redis are closed
    * even when a step before them hangs or fails (the promise then rejects, after all ran), so it settles within
    * `shutdownBoundMs(graceMs, drainDelayMs)`. Calling it again returns the same promise.
@@ -90,19 +91,21 @@ async function startWith(
 
   const state = { started: false, draining: false };
   const ready = readinessOf(config, plugins, upstreams, state, redis);
-  const { server, metricsServer, socketServer } = createListeners(config, rpc, tracker, ready, metrics, log);
+  const listeners = createListeners(config, rpc, tracker, ready, metrics, log);
+  const { server, metricsServer, socketServer } = listeners;
   const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
   if (socketServer) sockets.attach(socketServer);
   await rpc.start();
   state.started = true;
   await listenOrStop(config, server, metricsServer, rpc, socketServer);
   upstreams.start();
-  const url = logListening(config, { server, metricsServer, socketServer }, rpc, plugins, log);
+  const url = logListening(config, listeners, rpc, plugins, log);
 
   const shutdown = shutdownOf(config, {
     log,
     rpc,
     tracker,
+    lastResponse: listeners.lastResponse,
     upstreams,
     state,
     server,

@@ -4,12 +4,13 @@ import type { Rpc, WebSocketTransport } from '@rollup-router/core';
 import type { StatusStore } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
 import { closeGracefully } from './http/close-gracefully.js';
+import type { LastResponseCloses } from './http/last-response-closes.js';
 import type { RequestTracker } from './http/request-tracker.js';
 import type { UpstreamWatch } from './readiness/upstream-watch.js';
 import type { SharedRedis } from './redis/shared-redis.js';
 
 /**
- * Past the grace (or the drain delay), what closing the connections left may take: a
+ * Past the grace, what closing the connections left may take: a
  * WebSocket peer gets 2 s to complete its closing handshake before it is cut off.
  */
 const CLOSE_MARGIN_MS = 3_000;
@@ -20,10 +21,11 @@ const LATER_STEPS = 3;
 
 /**
  * When a shutdown begun with these times has ended, whatever clients and plugins do: the
- * grace, then the bounded steps. A process that is still running past it gives up (signals.ts).
+ * drain delay, the grace, then the bounded steps. A process that is still running past it
+ * gives up (signals.ts).
  */
 export function shutdownBoundMs(graceMs: number, drainDelayMs: number): number {
-  return Math.max(graceMs, drainDelayMs) + CLOSE_MARGIN_MS + LATER_STEPS * STEP_MS + 1_000;
+  return drainDelayMs + graceMs + CLOSE_MARGIN_MS + LATER_STEPS * STEP_MS + 1_000;
 }
 
 export interface StopParts {
@@ -31,6 +33,7 @@ export interface StopParts {
   readonly drainDelayMs: number;
   readonly rpc: Rpc;
   readonly tracker: RequestTracker;
+  readonly lastResponse: LastResponseCloses;
   readonly upstreams: UpstreamWatch;
   readonly state: { draining: boolean };
   readonly server: Server;
@@ -43,10 +46,13 @@ export interface StopParts {
 }
 
 /**
- * The graceful stop of RunningServer.shutdown: drain (up to the grace), then close the
- * listeners, stop the plugins (which closes the store) and close Redis. Every step is
- * bounded and runs even when one before it failed or hung, so the store and Redis are
- * always closed; a step that failed or hung makes the promise reject once all have run.
+ * The graceful stop of RunningServer.shutdown. First the instance leaves its load balancer:
+ * for `drainDelayMs` /ready answers 503 while calls are still answered, so none is refused
+ * while the balancer still sends them here. Then it drains (new calls get 503, the calls
+ * under way get up to the grace, sockets close with 1001), closes the listeners, stops the
+ * plugins (which closes the store) and closes Redis. Every step is bounded and runs even
+ * when one before it failed or hung, so the store and Redis are always closed; a step that
+ * failed or hung makes the promise reject once all have run.
  */
 export async function shutDown(parts: StopParts, graceMs: number): Promise<void> {
   const { log, drainDelayMs, rpc, tracker, upstreams, state, server, metricsServer, socketServer, sockets } =
@@ -54,14 +60,22 @@ export async function shutDown(parts: StopParts, graceMs: number): Promise<void>
   const store = parts.store();
   const steps = new BoundedSteps(log);
   state.draining = true;
+  if (drainDelayMs > 0) {
+    parts.lastResponse.close();
+    log.info(
+      { drainDelayMs },
+      'shutting down: /ready answers 503; calls are still answered until the load balancer has taken this instance out',
+    );
+    await sleep(drainDelayMs);
+  }
   rpc.drain();
   log.info(
-    { inflight: tracker.inflight, graceMs, drainDelayMs },
+    { inflight: tracker.inflight, graceMs },
     'shutting down: new calls get 503; waiting for calls under way',
   );
   // Sockets close with 1001 once their calls under way are answered, while HTTP drains.
-  await steps.run('closing the connections', Math.max(graceMs, drainDelayMs) + CLOSE_MARGIN_MS, () =>
-    Promise.all([closeGracefully(server, tracker, { graceMs, drainDelayMs }, log), sockets.close(graceMs)]),
+  await steps.run('closing the connections', graceMs + CLOSE_MARGIN_MS, () =>
+    Promise.all([closeGracefully(server, tracker, graceMs, log), sockets.close(graceMs)]),
   );
   await steps.run('closing the other listeners', STEP_MS, () =>
     Promise.all([socketServer, metricsServer].map((s) => s && closeNow(s))),

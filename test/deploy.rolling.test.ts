@@ -1,0 +1,240 @@
+// The shipped stack as its users meet it (deploy.stack.ts): Debian's haproxy on the shipped
+// haproxy.cfg in front of two reference servers on the shipped router config, validator A as
+// the base chain (and its registry naming validator B). web3.js and ConnectionMagicRouter
+// confirm through the load balancer, which publishes the WebSocket on the port + 1 where
+// web3.js looks for it; a rolling stop under load loses no call, and a subscription outlives
+// the router it was on.
+import { writeFileSync } from 'node:fs';
+import { expect } from 'chai';
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  sendAndConfirmTransaction,
+} from '@solana/web3.js';
+import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
+import { CHAIN_URL, validatorBIdentity } from '@rollup-router/test-support/mdp';
+import { hasRedisServer, startRedisServer, type RedisServer } from '@rollup-router/test-support/redis-server';
+import { skipWithout } from '@rollup-router/test-support/system-tool';
+import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { StackBalancer, StackRouter } from './deploy.stack.js';
+import { tempDir } from './server.harness.js';
+
+const chainA = new Connection(CHAIN_URL, 'confirmed');
+
+async function fundedKeypair(sol = 1): Promise<Keypair> {
+  const payer = Keypair.generate();
+  const sig = await chainA.requestAirdrop(payer.publicKey, sol * LAMPORTS_PER_SOL);
+  await chainA.confirmTransaction(sig, 'confirmed');
+  return payer;
+}
+
+const transfer = (from: Keypair, to: PublicKey, lamports: number): Transaction =>
+  new Transaction().add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }));
+
+/** Whether web3.js's WebSocket is open (it has no public accessor; 1.x keeps this field). */
+const socketOpen = (connection: Connection): boolean =>
+  (connection as unknown as { _rpcWebSocketConnected: boolean })._rpcWebSocketConnected;
+
+/**
+ * Clients calling through the balancer without pause, each lane one call after another on
+ * its own keep-alive connections; every answer is counted, and every one that is not a
+ * JSON-RPC result is kept.
+ */
+class SteadyLoad {
+  answered = 0;
+  readonly failures: string[] = [];
+  private running = true;
+  private readonly lanes: Promise<void>[];
+
+  constructor(url: string, lanes: number) {
+    this.lanes = Array.from({ length: lanes }, (_, lane) => this.lane(url, lane));
+  }
+
+  private async lane(url: string, lane: number): Promise<void> {
+    for (let id = 0; this.running; id++) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: `${lane}-${id}`, method: 'getRoutes' });
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(60_000),
+        });
+        const text = await res.text();
+        const reply = JSON.parse(text) as { id?: string; result?: unknown };
+        if (res.status === 200 && reply.id === `${lane}-${id}` && Array.isArray(reply.result))
+          this.answered += 1;
+        else this.failures.push(`${res.status} ${text}`);
+      } catch (err) {
+        this.failures.push(String(err));
+      }
+    }
+  }
+
+  /** Resolves once `n` calls in all were answered. */
+  until(n: number): Promise<true> {
+    return waitFor(() => this.answered >= n, `${n} answered calls`, { attempts: 1200, stepMs: 100 });
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.lanes);
+  }
+}
+
+describe('deploy: the shipped HAProxy and router config with the real SDKs', function () {
+  this.timeout(240_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let redis: RedisServer | undefined;
+  const routers: StackRouter[] = [];
+  let balancer: StackBalancer | undefined;
+  let b: string;
+
+  before(async function () {
+    skipWithout(this, 'haproxy', 'haproxy', ['-v']);
+    if (!hasRedisServer()) {
+      console.log('      (redis-server is not installed: skipped; apt-get install redis-server)');
+      this.skip();
+    }
+    await skipUnlessValidatorA(this, CHAIN_URL);
+    b = await validatorBIdentity();
+    tmp = tempDir();
+    redis = await startRedisServer();
+    const routesFile = tmp.file('routes.yaml');
+    // The compose file's environment, with the chain's registry as the only source of routes.
+    writeFileSync(routesFile, '[]\n');
+    const env = {
+      ROLLUP_ROUTER_REDIS_URL: redis.url,
+      ROLLUP_ROUTER_ROUTES_FILE: routesFile,
+      ROLLUP_ROUTER_CHAIN_URL: CHAIN_URL,
+      // Validator B registered itself on loopback, over plain HTTP.
+      ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES: 'true',
+      ROLLUP_ROUTER_ALLOW_INSECURE_ROUTES: 'true',
+    };
+    for (const name of ['router-1', 'router-2']) {
+      const router = await StackRouter.create(name, tmp.dir, env);
+      await router.start();
+      routers.push(router);
+    }
+    // The chain source reads the registry after the start: each router lists B before the test.
+    for (const r of routers) {
+      await waitFor(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${r.port}/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
+          });
+          const { result } = (await res.json()) as { result?: { identity: string }[] };
+          return result?.some((route) => route.identity === b) === true;
+        },
+        `validator B in ${r.name}'s route table`,
+        { attempts: 300, stepMs: 100 },
+      );
+    }
+    balancer = await StackBalancer.start(routers);
+  });
+
+  after(async () => {
+    await balancer?.stop();
+    for (const r of routers) await r.kill();
+    await redis?.stop();
+    tmp?.remove();
+  });
+
+  it('web3.js sendAndConfirmTransaction through HAProxy confirms a transfer on validator A (its WebSocket on port + 1)', async () => {
+    const payer = await fundedKeypair();
+    const to = Keypair.generate().publicKey;
+    // No wsEndpoint: web3.js derives ws://host:(port + 1) from the HTTP URL.
+    const connection = new Connection(balancer!.url, 'confirmed');
+    const signature = await sendAndConfirmTransaction(connection, transfer(payer, to, 1_234_567), [payer], {
+      commitment: 'confirmed',
+    });
+    expect(await chainA.getBalance(to, 'confirmed')).to.equal(1_234_567);
+    expect((await chainA.getSignatureStatus(signature)).value?.err).to.equal(null);
+  });
+
+  it('ConnectionMagicRouter sendAndConfirmTransaction through HAProxy confirms a transfer on validator A', async () => {
+    const payer = await fundedKeypair();
+    const to = Keypair.generate().publicKey;
+    const connection = new ConnectionMagicRouter(balancer!.url, { commitment: 'confirmed' });
+    const signature = await connection.sendAndConfirmTransaction(transfer(payer, to, 7_654_321), [payer], {
+      commitment: 'confirmed',
+    });
+    expect(await chainA.getBalance(to, 'confirmed')).to.equal(7_654_321);
+    expect((await chainA.getSignatureStatus(signature)).value?.err).to.equal(null);
+  });
+
+  it('a rolling stop under load (SIGTERM one router, start it again, then the other) loses no call, and a web3.js subscription lives on', async () => {
+    const payer = await fundedKeypair(2);
+    const watched = Keypair.generate().publicKey;
+    const seen: number[] = [];
+    const subscriber = new Connection(balancer!.url, 'confirmed');
+    const subscription = subscriber.onAccountChange(watched, (info) => seen.push(info.lamports), {
+      commitment: 'confirmed',
+    });
+    /** Transfers to the watched account on validator A itself until the router's socket notifies a change. */
+    const notified = async (): Promise<void> => {
+      const before = seen.length;
+      await waitFor(
+        async () => {
+          await sendAndConfirmTransaction(chainA, transfer(payer, watched, 1_000_000), [payer], {
+            commitment: 'confirmed',
+          });
+          return waitFor(() => seen.length > before, 'a notification', { attempts: 50, stepMs: 100 }).catch(
+            () => false,
+          );
+        },
+        'an account notification through HAProxy',
+        { attempts: 20, stepMs: 0 },
+      );
+    };
+    // Subscribed: a change is notified through the balancer.
+    await notified();
+
+    const load = new SteadyLoad(`${balancer!.url}/`, 4);
+    try {
+      await load.until(100);
+      for (const [stopped, staying] of [routers, [...routers].reverse()] as [StackRouter, StackRouter][]) {
+        // Both routers carry the load before one stops.
+        await waitFor(async () => (await stopped.answered()) > 0, `${stopped.name} answering calls`, {
+          attempts: 300,
+          stepMs: 100,
+        });
+        expect(await stopped.stop(), `${stopped.name}'s exit code`).to.equal(0);
+        // The socket on a stopped router was closed with 1001: web3.js reconnected through
+        // HAProxy and subscribed again, so a change after the stop is notified.
+        await notified();
+        const answered = load.answered;
+        await load.until(answered + 100);
+        expect(await staying.answered()).to.be.greaterThan(0);
+        const ups = balancer!.upCount(stopped);
+        await stopped.start();
+        await waitFor(() => balancer!.upCount(stopped) > ups, `haproxy sending to ${stopped.name} again`, {
+          attempts: 600,
+          stepMs: 100,
+        });
+      }
+      await load.until(load.answered + 100);
+    } finally {
+      await load.stop();
+      await subscriber.removeAccountChangeListener(subscription);
+      // With nothing subscribed web3.js closes its socket itself (1000: it does not reconnect);
+      // a socket the balancer's stop cut instead would be tried again for the rest of the run.
+      await waitFor(() => !socketOpen(subscriber), 'web3.js closing its idle socket', {
+        attempts: 300,
+        stepMs: 100,
+      });
+    }
+    expect(
+      load.failures.length,
+      `${load.failures.length} of ${load.answered + load.failures.length} calls failed, the first: ${load.failures[0]}`,
+    ).to.equal(0);
+    expect(load.answered).to.be.greaterThan(400);
+  });
+});
