@@ -77,7 +77,7 @@ function callerOf(
   log: () => PluginContext['log'] | undefined,
 ): UpstreamCaller {
   const observe = hooks.onUpstreamCall && reportUpstreamCalls(hooks.onUpstreamCall, labels, log);
-  return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe);
+  return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe, (u) => labels.of(u));
 }
 
 /** accountSubscribe's and slotSubscribe's relay to the base chain's websocket and the ERs'. */

@@ -1,0 +1,50 @@
+import type { CoreOptionsResolved } from './generated/schemas.js';
+
+export type PerMethodOptions = CoreOptionsResolved['perMethod'];
+
+/**
+ * The operator's word on each method (the `perMethod` option): what a call costs of its
+ * payer's budget, and whether the method is served at all. The one cost model: the
+ * admission step charges a message what its calls cost; the dispatcher answers a
+ * switched-off method's calls with -32055.
+ */
+export class PerMethod {
+  private readonly costs = new Map<string, number>();
+  private readonly off = new Set<string>();
+
+  constructor(options: PerMethodOptions = {}) {
+    for (const [name, setting] of Object.entries(options)) {
+      const { cost, enabled } = setting ?? {};
+      if (cost !== undefined && cost !== 1) this.costs.set(name, cost);
+      if (enabled === false) this.off.add(name);
+    }
+  }
+
+  /** Names the options speak of that `served` lacks: a typo would otherwise price or switch off nothing. */
+  static unknownNames(options: PerMethodOptions, served: readonly string[]): string[] {
+    const known = new Set(served);
+    return Object.keys(options).filter((name) => !known.has(name));
+  }
+
+  isSwitchedOff(method: string): boolean {
+    return this.off.has(method);
+  }
+
+  /**
+   * What a parsed body costs: each call its method's cost, a batch the sum of its calls'.
+   * Whatever is no call with a method name (garbage, an empty batch) costs one point.
+   */
+  pointsFor(body: unknown): number {
+    if (!Array.isArray(body)) return this.costOf(body);
+    if (this.costs.size === 0) return Math.max(1, body.length);
+    let points = 0;
+    for (const call of body) points += this.costOf(call);
+    return Math.max(1, points);
+  }
+
+  private costOf(call: unknown): number {
+    if (this.costs.size === 0) return 1;
+    const method = (call as { method?: unknown } | null)?.method;
+    return typeof method === 'string' ? (this.costs.get(method) ?? 1) : 1;
+  }
+}
