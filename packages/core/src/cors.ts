@@ -5,9 +5,9 @@ import { UPSTREAM_HEADER } from './upstream-header.js';
 export type CorsSetting = '*' | false | readonly string[];
 
 const ALLOW_METHODS = 'POST, OPTIONS';
-/** Allowed in a pre-flight that lists none; plugins add the headers their clients send (Plugin.allowHeaders). */
 // A page reads which upstream answered as it reads the request id.
 const EXPOSED_HEADERS = `x-request-id, ${UPSTREAM_HEADER}`;
+/** Allowed in a pre-flight that lists none; plugins add the headers their clients send (Plugin.allowHeaders). */
 const DEFAULT_ALLOW_HEADERS = ['content-type', 'authorization', 'x-request-id'];
 
 export class Cors {

@@ -265,7 +265,7 @@ export class HttpHandler {
   }
 }
 
-/** Who pays for a request: its client address, or the configured key it presented when that key has a budget of its own. */
+/** Who pays for a request: its client address, or the configured key it presented when that key has a budget of its own (admission.ts). */
 interface Payer {
   readonly address: string;
   readonly key: KeyAccount | undefined;

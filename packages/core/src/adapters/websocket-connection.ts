@@ -1,7 +1,7 @@
-import type { KeyAccount } from '../api-keys.js';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
+import type { KeyAccount } from '../api-keys.js';
 import type { Rpc } from '../rpc.js';
 import type { SubscriptionSession } from '../subscriptions/session.js';
 
