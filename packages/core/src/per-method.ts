@@ -20,10 +20,17 @@ export class PerMethod {
     }
   }
 
-  /** Names the options speak of that `served` lacks: a typo would otherwise price or switch off nothing. */
-  static unknownNames(options: PerMethodOptions, served: readonly string[]): string[] {
+  /**
+   * The settings of a service that serves `served`: a name it lacks is refused, since a typo
+   * would otherwise price or switch off nothing.
+   */
+  static forService(options: PerMethodOptions, served: readonly string[]): PerMethod {
     const known = new Set(served);
-    return Object.keys(options).filter((name) => !known.has(name));
+    const unknown = Object.keys(options).filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new TypeError(`perMethod names methods this service does not serve: ${unknown.join(', ')}`);
+    }
+    return new PerMethod(options);
   }
 
   isSwitchedOff(method: string): boolean {

@@ -37,12 +37,15 @@ export interface RateLimitDecision {
 export class RateLimit {
   constructor(private readonly limiter: RateLimiterLike) {}
 
-  /** The default store; rate-limiter-flexible is an optional peer, loaded only when a budget is set. */
-  static inMemory({ points, durationSeconds }: RateBudget): RateLimit {
+  /**
+   * The default store; rate-limiter-flexible is an optional peer, loaded only when a budget
+   * is set. `option` names the setting that asks for it, in the error when it is missing.
+   */
+  static inMemory({ points, durationSeconds }: RateBudget, option = '/rateLimit'): RateLimit {
     const { RateLimiterMemory } = loadOptionalPackage<typeof import('rate-limiter-flexible')>(
       import.meta.url,
       'rate-limiter-flexible',
-      "a rate limit (core option /rateLimit or an API key's rateLimit) is set",
+      `core option ${option} is set`,
     );
     return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }));
   }

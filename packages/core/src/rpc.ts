@@ -109,24 +109,12 @@ export class Rpc<C = undefined> {
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
-    const { limits, rateLimit, perMethod: perMethodOptions } = this.options;
-    const unknown = PerMethod.unknownNames(perMethodOptions, this.methodNames);
-    if (unknown.length > 0) {
-      throw new TypeError(`perMethod names methods this service does not serve: ${unknown.join(', ')}`);
-    }
-    this.perMethod = new PerMethod(perMethodOptions);
-    const budget = (b: RateBudget, keyPrefix: string): RateLimit =>
-      rateLimiterFor ? new RateLimit(rateLimiterFor(b, keyPrefix)) : RateLimit.inMemory(b);
+    const { limits, rateLimit } = this.options;
+    this.perMethod = PerMethod.forService(this.options.perMethod, this.methodNames);
     const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
     for (const warning of trust.warnings) this.logger.warn(warning);
     const clientAddress = clientAddressOf(trust.trust);
-    const admission = new Admission(
-      clientAddress,
-      rateLimiter ? new RateLimit(rateLimiter) : rateLimit ? budget(rateLimit, 'rate') : undefined,
-      new ApiKeys(this.options.apiKeys, (b) => budget(b, 'rate-key')),
-      this.perMethod,
-      this.logger,
-    );
+    const admission = this.admissionOf(clientAddress, rateLimiter, rateLimiterFor);
     this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = pluginGuardsByMethod(this.plugins);
     this.dispatcher = new Dispatcher(this.methodList, {
@@ -150,6 +138,24 @@ export class Rpc<C = undefined> {
       perClient: maxSubscriptionsPerClient,
       total: maxSubscriptions,
     });
+  }
+
+  /** The one admission step: the addresses' budget, each API key's own, and what each method costs. */
+  private admissionOf(
+    clientAddress: ClientAddressOf,
+    rateLimiter: RateLimiterLike | undefined,
+    rateLimiterFor: RateLimiterFactory | undefined,
+  ): Admission {
+    const { rateLimit, apiKeys } = this.options;
+    const budget = (b: RateBudget, keyPrefix: string, option: string): RateLimit =>
+      rateLimiterFor ? new RateLimit(rateLimiterFor(b, keyPrefix)) : RateLimit.inMemory(b, option);
+    const addresses = rateLimiter
+      ? new RateLimit(rateLimiter)
+      : rateLimit
+        ? budget(rateLimit, 'rate', '/rateLimit')
+        : undefined;
+    const keys = new ApiKeys(apiKeys, (b) => budget(b, 'rate-key', '/apiKeys/[]/rateLimit'));
+    return new Admission(clientAddress, addresses, keys, this.perMethod, this.logger);
   }
 
   /**
