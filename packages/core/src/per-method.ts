@@ -15,8 +15,9 @@ export class PerMethod {
   constructor(options: PerMethodOptions = {}) {
     for (const [name, setting] of Object.entries(options)) {
       const { cost, enabled } = setting ?? {};
-      if (cost !== undefined && cost !== 1) this.costs.set(name, cost);
+      // A call of a method switched off runs nothing: it costs the one point every call costs.
       if (enabled === false) this.off.add(name);
+      else if (cost !== undefined && cost !== 1) this.costs.set(name, cost);
     }
   }
 

@@ -114,6 +114,19 @@ describe('perMethod: what a call costs, and methods switched off', () => {
     }
   });
 
+  it('a switched-off method costs one point whatever its cost says: it runs nothing', async () => {
+    const s = await serve({
+      rateLimit: { points: 3, durationSeconds: 600 },
+      perMethod: { airdrop: { enabled: false, cost: 10 } },
+    });
+    for (let i = 1; i <= 3; i++) {
+      const r = await post(s.url, call('airdrop'), JSON_CT);
+      expect(r.status, `call ${i}`).to.equal(200);
+      expect(causeOf((JSON.parse(r.text) as Answer).error)).to.equal(-32055);
+    }
+    expect((await post(s.url, call('airdrop'), JSON_CT)).status).to.equal(429);
+  });
+
   it('a switched-off method leaves rpc.discover', async () => {
     const s = await serve({ perMethod: { airdrop: { enabled: false } } });
     const { result } = JSON.parse((await post(s.url, call('rpc.discover'), JSON_CT)).text) as {
