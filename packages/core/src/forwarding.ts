@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
 import { RpcError } from './errors.js';
-import type { JsonRpcClient } from './jsonrpc-client.js';
+import { upstreamCallOutcome, type JsonRpcClient } from './jsonrpc-client.js';
 import type { UpstreamCallOutcome } from './upstream-call.js';
 import { defineMethod, type MaybePromise, type MethodDefinition, type Schema } from './method.js';
 import type { DeclaredError } from './plugin.js';
@@ -84,11 +84,12 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       signal: call.signal,
       maxReplyBytes: call.maxReplyBytes,
       addressGuard: target.addressGuard,
+      upstream: target.name,
     });
     const ms = performance.now() - started;
+    this.options.observe?.(target, upstreamCallOutcome(outcome), ms);
     if (outcome.kind === 'reply') {
       const { reply, text } = outcome;
-      this.options.observe?.(target, reply.error == null ? 'ok' : 'rpc_error', ms);
       if (reply.error != null) {
         const { code, message, data } = reply.error;
         throw new RpcError(code, message, data);
@@ -96,14 +97,12 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       return { value: reply.result, text };
     }
     if (outcome.kind === 'bad_reply' && outcome.problem === 'too_large') {
-      this.options.observe?.(target, 'bad_response', ms);
       throw RpcError.from(this.options.errors.tooLarge, {
         upstream: target.name,
         method,
         limitBytes: call.maxReplyBytes,
       });
     }
-    this.options.observe?.(target, outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind, ms);
     const detail = outcome.kind === 'bad_reply' ? `${outcome.problem}: ${outcome.detail}` : outcome.detail;
     throw this.unavailable(target, method, outcome.kind, detail);
   }

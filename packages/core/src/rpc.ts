@@ -31,6 +31,8 @@ import { RawJson } from './raw-json.js';
 import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
+import type { CallTracing } from './tracing/call-tracing.js';
+import { openTelemetryTracing } from './tracing/open-telemetry.js';
 import { validateOptions } from './validate-options.js';
 
 /**
@@ -69,6 +71,7 @@ export class Rpc<C = undefined> {
   private readonly errorList: OwnedError[];
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
+  private readonly tracing: CallTracing | undefined;
   /** The access rules every transport applies, from the one set of options. */
   readonly access: AccessRules;
   /** Every connection's subscriptions: ids, totals and limits. */
@@ -116,6 +119,9 @@ export class Rpc<C = undefined> {
     );
     this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = pluginGuardsByMethod(this.plugins);
+    this.tracing = this.options.tracing.enabled
+      ? openTelemetryTracing(this.options.tracing, this.logger.child({ part: 'tracing' }))
+      : undefined;
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,
       callDeadlineMs: limits.callDeadlineMs,
@@ -123,6 +129,7 @@ export class Rpc<C = undefined> {
       callLog: new CallLog(this.options.callLog),
       admission,
       pluginGuardOf: (name) => pluginGuards.get(name),
+      tracing: this.tracing,
     });
     this.http = new HttpHandler(
       this.dispatcher,
@@ -184,12 +191,18 @@ export class Rpc<C = undefined> {
     }
   }
 
-  /** Stops the plugins in reverse start order; one failing to stop does not keep the others running. */
+  /**
+   * Stops the plugins in reverse start order; one failing to stop does not keep the others
+   * running. Then exports the spans still pending.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.running = false;
     this.starting = undefined;
     await this.stopPlugins();
+    await this.tracing?.flush().catch((err: unknown) => {
+      this.logger.warn({ err }, 'pending spans could not be exported');
+    });
   }
 
   private async stopPlugins(): Promise<void> {

@@ -27,6 +27,7 @@ export function buildRpc(
       validateResults: config.validateResults,
       discovery: config.discovery,
       info: config.info,
+      tracing: config.tracing,
     });
   } catch (err) {
     throw new ConfigError(`invalid plugins: ${(err as Error).message}`);
