@@ -59,7 +59,7 @@ export function openTelemetryTracing(
   const { AsyncLocalStorageContextManager } = load<typeof ContextAsyncHooks>(
     '@opentelemetry/context-async-hooks',
   );
-  const { W3CTraceContextPropagator } = load<typeof OtelCore>('@opentelemetry/core');
+  const { W3CTraceContextPropagator, getNumberFromEnv } = load<typeof OtelCore>('@opentelemetry/core');
   const resources = load<typeof Resources>('@opentelemetry/resources');
   const { OTLPTraceExporter } = load<typeof ExporterProto>('@opentelemetry/exporter-trace-otlp-proto');
 
@@ -84,7 +84,16 @@ export function openTelemetryTracing(
   const provider = new sdk.TracerProvider({
     resource,
     sampler,
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
+    spanProcessors: [
+      // The batch settings the OpenTelemetry specification reads from the environment.
+      new sdk.BatchSpanProcessor({
+        exporter,
+        scheduledDelayMillis: getNumberFromEnv('OTEL_BSP_SCHEDULE_DELAY'),
+        exportTimeoutMillis: getNumberFromEnv('OTEL_BSP_EXPORT_TIMEOUT'),
+        maxQueueSize: getNumberFromEnv('OTEL_BSP_MAX_QUEUE_SIZE'),
+        maxExportBatchSize: getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+      }),
+    ],
   });
   const tracing = new OpenTelemetryTracing({ api, sdk, semconv }, provider, new W3CTraceContextPropagator());
   setUpstreamSpanStarter(OpenTelemetryTracing.upstreamStarter(api));
