@@ -26,6 +26,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
 } from '@rollup-router/test-support/otlp-receiver';
+import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
 
 const SERVER = 2;
@@ -43,8 +44,10 @@ const NodeError = defineErrors({
 });
 
 /** A JSON-RPC node on loopback: eth_blockNumber answers 0x2a, anything else its own -32000. */
-async function node(): Promise<{ url: string; close(): Promise<void> }> {
+async function node(): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
+  let calls = 0;
   const server = http.createServer((req, res) => {
+    calls += 1;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -60,6 +63,7 @@ async function node(): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -114,7 +118,21 @@ describe('core: OpenTelemetry traces', function () {
     });
     const rpc = createRpc({
       logger: createLogger({ level: 'silent' }),
-      methods: [add, refuse],
+      methods: [
+        add,
+        refuse,
+        // Answers at once, and calls the node later: work the call started that outlives it.
+        defineMethod<unknown[], string>({
+          name: 'kickOff',
+          handler: () => {
+            setTimeout(
+              () => void forwarder.call(nodes['0x1']!, 'eth_blockNumber', []).catch(() => undefined),
+              50,
+            );
+            return 'started';
+          },
+        }),
+      ],
       plugins: [
         definePlugin({
           name: 'evm',
@@ -294,6 +312,23 @@ describe('core: OpenTelemetry traces', function () {
     });
     expect(byPeer('chain-down', 'eth_blockNumber').attributes).to.include({ 'error.type': 'unreachable' });
     expect(byPeer('chain-down', 'eth_blockNumber').attributes).to.not.have.property('rpc.status_code');
+  });
+
+  it('an upstream call made after its call was answered (a timer the call set) is no span of that call', async () => {
+    const svc = await service();
+    const trace = 'ddddddddddddddddddddddddddddddd4';
+    const before = upstream.calls();
+    const answer = await call(
+      svc.url,
+      { jsonrpc: '2.0', id: 1, method: 'kickOff' },
+      { traceparent: `00-${trace}-${CLIENT_SPAN}-01` },
+    );
+    expect(answer.text).to.include('"started"');
+    await waitFor(() => upstream.calls() > before, 'the late upstream call');
+    await svc.stop();
+
+    const spans = await traceOf(trace, 1);
+    expect(spans.map((s) => [s.name, s.kind])).to.deep.equal([['kickOff', SERVER]]);
   });
 
   it("a call over WebSocket starts a trace of its own, linked to the upgrade's traceparent", async () => {

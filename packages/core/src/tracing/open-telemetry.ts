@@ -100,8 +100,8 @@ export function openTelemetryTracing(
   return tracing;
 }
 
-/** Which tracing a context's call belongs to: its upstream calls' spans use the same provider. */
-let tracingKey: symbol | undefined;
+/** The call span a context belongs to: its upstream calls are its children, made by its tracing's provider. */
+let callKey: symbol | undefined;
 
 class OpenTelemetryTracing implements CallTracing {
   private readonly tracer: Api.Tracer;
@@ -113,16 +113,20 @@ class OpenTelemetryTracing implements CallTracing {
     private readonly propagator: Api.TextMapPropagator,
   ) {
     this.tracer = provider.getTracer(INSTRUMENTATION);
-    this.key = tracingKey ??= m.api.createContextKey('rollup-router tracing');
+    this.key = callKey ??= m.api.createContextKey('rollup-router call');
   }
 
-  /** Starts upstream spans for whichever tracing the current context's call belongs to. */
+  /**
+   * Starts upstream spans under the current context's call while it is under way. Work a
+   * call started that outlives it (a timer, a poll loop it woke) carries its context on,
+   * but is no longer its work: it gets no span.
+   */
   static upstreamStarter(api: typeof Api) {
     return (upstream: string, method: string, id: number): UpstreamSpan | undefined => {
-      if (tracingKey === undefined) return undefined;
+      if (callKey === undefined) return undefined;
       const active = api.context.active();
-      const owner = active.getValue(tracingKey) as OpenTelemetryTracing | undefined;
-      return owner?.upstream(active, upstream, method, id);
+      const call = active.getValue(callKey) as OpenTelemetryCallSpan | undefined;
+      return call?.underWay === true ? call.tracing.upstream(active, upstream, method, id) : undefined;
     };
   }
 
@@ -166,15 +170,15 @@ class OpenTelemetryTracing implements CallTracing {
       },
       parent,
     );
-    const context = api.trace.setSpan(parent, span).setValue(this.key, this);
-    return new OpenTelemetryCallSpan(this.m, span, context);
+    return new OpenTelemetryCallSpan(this, this.m, span, api.trace.setSpan(parent, span), this.key);
   }
 
   flush(): Promise<void> {
     return this.provider.forceFlush();
   }
 
-  private upstream(active: Api.Context, upstream: string, method: string, id: number): UpstreamSpan {
+  /** A client span under `active`'s call. */
+  upstream(active: Api.Context, upstream: string, method: string, id: number): UpstreamSpan {
     const { api, semconv } = this.m;
     const span = this.tracer.startSpan(
       method,
@@ -230,17 +234,25 @@ class OpenTelemetryBatchSpan implements BatchSpan {
 }
 
 class OpenTelemetryCallSpan implements CallSpan {
+  underWay = true;
+  private readonly context: Api.Context;
+
   constructor(
+    readonly tracing: OpenTelemetryTracing,
     private readonly m: Modules,
     private readonly span: Api.Span,
-    private readonly context: Api.Context,
-  ) {}
+    withSpan: Api.Context,
+    key: symbol,
+  ) {
+    this.context = withSpan.setValue(key, this);
+  }
 
   run<T>(work: () => T): T {
     return this.m.api.context.with(this.context, work);
   }
 
   end(code: number, message: string | undefined): void {
+    this.underWay = false;
     if (code !== 0) failed(this.m, this.span, String(code), message, true);
     this.span.end();
   }
