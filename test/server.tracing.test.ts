@@ -1,4 +1,4 @@
-// The reference server's traces as an operator turns them on in the config: a call forwarded
+// The reference server's traces as an operator turns them on: a call forwarded
 // by the delegation router to validator A (the real base chain) reaches an OTLP receiver on
 // loopback as the call's span in the client's trace with the base chain's client span under
 // it, exported at the latest when the server stops. Off (the default), the server loads no
@@ -42,12 +42,15 @@ describe('server: OpenTelemetry traces', function () {
     dir?.remove();
   });
 
-  it("on: getSlot forwarded to the base chain is the call's span in the client's trace, the base chain's client span under it, exported when the server stops", async () => {
-    const server = await serveWith(
-      dir.dir,
-      config({ shutdown: { drainDelayMs: 0 }, tracing: { enabled: true, endpoint: receiver.url } }),
-      { env: { OTEL_SERVICE_NAME: 'router-under-test' } },
-    );
+  it("on (ROLLUP_ROUTER_TRACING, the collector from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): getSlot forwarded to the base chain is the call's span in the client's trace, the base chain's client span under it, exported when the server stops", async () => {
+    // Turned on and pointed at the collector through the environment, as a container is.
+    const server = await serveWith(dir.dir, config({ shutdown: { drainDelayMs: 0 } }), {
+      env: {
+        ROLLUP_ROUTER_TRACING: 'true',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: 'router-under-test',
+      },
+    });
     try {
       const answer = await rpc(
         `${server.base}/`,
