@@ -116,7 +116,7 @@ for (const name of ${JSON.stringify([...refused])}) {
 const refusal = async (f) => { try { await f(); return 'no error'; } catch (e) { return e.message; } };
 `;
 
-/** What core loads only when a feature asks for it: its transports, and Express for its adapter. */
+/** What core loads only when a feature asks for it: its transports, Express for its adapter, OpenTelemetry for traces. */
 const CORE_TRANSPORTS: ReadonlySet<string> = new Set([
   'ws',
   'undici',
@@ -124,6 +124,13 @@ const CORE_TRANSPORTS: ReadonlySet<string> = new Set([
   'rate-limiter-flexible',
   'express',
   '@types/express',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace',
+  '@opentelemetry/context-async-hooks',
+  '@opentelemetry/core',
+  '@opentelemetry/resources',
+  '@opentelemetry/exporter-trace-otlp-proto',
+  '@opentelemetry/semantic-conventions',
 ]);
 
 describe('packaging: optional peers missing', function () {
@@ -171,7 +178,7 @@ console.log(JSON.stringify(out));
     );
   });
 
-  it('@rollup-router/core without its transports: the dispatcher works over node:http, and each transport names its package', () => {
+  it('@rollup-router/core without its transports and OpenTelemetry: the dispatcher works over node:http, and each transport and tracing names its package', () => {
     const refused = CORE_TRANSPORTS;
     const project = projectWithout(['@rollup-router/core'], refused);
     projects.push(project);
@@ -196,6 +203,7 @@ await rpc.stop();
 out.rateLimit = await refusal(() => core.createRpc({ rateLimit: { points: 5, durationSeconds: 1 } }));
 out.trustProxy = await refusal(() => core.createRpc({ trustProxy: ['loopback'] }));
 out.client = await refusal(() => new core.JsonRpcClient());
+out.tracing = await refusal(() => core.createRpc({ tracing: { enabled: true } }));
 console.log(JSON.stringify(out));
 `,
     );
@@ -211,9 +219,12 @@ console.log(JSON.stringify(out));
       'core option /trustProxy is set but proxy-addr is not installed: npm install proxy-addr',
     );
     expect(out.client).to.equal('JsonRpcClient is used but undici is not installed: npm install undici');
+    expect(out.tracing).to.equal(
+      'core option /tracing/enabled is true but @opentelemetry/api is not installed: npm install @opentelemetry/api',
+    );
   });
 
-  it('@rollup-router/core without its transports type-checks with skipLibCheck off: its declarations name none of them', () => {
+  it('@rollup-router/core without its transports and OpenTelemetry type-checks with skipLibCheck off: its declarations name none of them', () => {
     const refused = CORE_TRANSPORTS;
     const project = projectWithout(['@rollup-router/core', '@types/node'], refused);
     projects.push(project);

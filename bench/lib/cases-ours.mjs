@@ -17,7 +17,7 @@ import {
 /** Headers the reference server's listener sets on every answer: checked before a prod/lean row runs. */
 export const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
 
-/** The reference server with `settings` (production | lean | sampled) and the `statuses` chain. */
+/** The reference server with `settings` (production | lean | sampled | traced) and the `statuses` chain. */
 const server = (settings, statuses, upstream = STANDIN) => ({
   script: 'server.mjs',
   args: ['--settings', settings, '--statuses', statuses],
@@ -105,9 +105,9 @@ function statusesCases(settings, n, { sigs, primed, fresh1, fresh256, peerAbsent
 }
 
 /** Row id prefixes of the reference server's settings. */
-const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled' };
+const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled', traced: 'traced' };
 
-/** The reference server's rows with `settings` (production | lean | sampled). */
+/** The reference server's rows with `settings` (production | lean | sampled | traced). */
 function serverCases(settings, inputs) {
   const s = PREFIX[settings];
   const memory = server(settings, 'memory');
@@ -148,6 +148,22 @@ function sampledCases(inputs) {
       ...c,
       what: c.what.replace('sampled settings', 'production settings, call log sampled 1% (option)'),
       vs: [...c.vs, c.id.replace(/^sampled\./, 'prod.')],
+    }));
+}
+
+/**
+ * prod.getRoutes and prod.statuses-memory-1 with OpenTelemetry traces on (every call a span,
+ * exported to a sink): compared with the production row, traces off (the default), which
+ * says what tracing costs, and with the baselines, which say what off costs.
+ */
+function tracedCases(inputs) {
+  const rows = ['traced.getRoutes', 'traced.statuses-memory-1'];
+  return serverCases('traced', inputs)
+    .filter((c) => rows.includes(c.id))
+    .map((c) => ({
+      ...c,
+      what: c.what.replace('traced settings', 'production settings, traces on (option)'),
+      vs: [...c.vs, c.id.replace(/^traced\./, 'prod.')],
     }));
 }
 
@@ -220,6 +236,7 @@ export function ourCases(inputs) {
     ...serverCases('production', inputs),
     ...serverCases('lean', inputs),
     ...sampledCases(inputs),
+    ...tracedCases(inputs),
     ...socketCases(inputs),
     ...embeddedCases(inputs),
   ];

@@ -21,6 +21,7 @@ export const GROUPS = [
     name: 'getRoutes',
     // ws.*: issue 10's socket vs HTTP, the same calls to the same server in the same rounds.
     // sampled.*: the call log option of issue 12's rules, beside the default it is not.
+    // traced.*: OpenTelemetry traces on, beside prod (off, the default) and the baselines.
     quick: [
       'prod.getRoutes',
       'lean.getRoutes',
@@ -29,6 +30,7 @@ export const GROUPS = [
       'a.getRoutes',
       'ws.getRoutes',
     ],
+    full: ['traced.getRoutes'],
   },
   {
     name: 'statuses, 1 signature',
@@ -39,7 +41,7 @@ export const GROUPS = [
       'r.statuses-1',
       'ws.statuses-memory-1',
     ],
-    full: ['lean.statuses-memory-1'],
+    full: ['lean.statuses-memory-1', 'traced.statuses-memory-1'],
   },
   {
     name: 'statuses, 256 signatures',

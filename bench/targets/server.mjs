@@ -5,6 +5,8 @@
 //   --settings lean       - logs silent, metrics off (headers stay: they are not optional);
 //   --settings sampled    - production with callLog.sampleRate 0.01: 1 successful call in 100
 //                           gets its line, every failure does (an option, not the default).
+//   --settings traced     - production with OpenTelemetry traces on, every call sampled, exported
+//                           to an OTLP sink in a child process (otlp-sink.mjs; its CPU is not ours).
 //   --statuses memory     - memory cache + SQLite store + upstream (the defaults), primed by the runner;
 //              memory-only - memory cache, no store: what an instance answers from its own memory;
 //              sqlite     - no memory cache, store only;
@@ -18,6 +20,8 @@
 //   --delegation URL      - the delegation router, with this base chain (validator A).
 //   --delegation-ws URL   - that base chain's websocket (else port + 1), where accountSubscribe is relayed.
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { serveReferenceServer } from './lib/reference-server.mjs';
 import { absent, targetArgs } from './lib/serve.mjs';
@@ -29,6 +33,7 @@ const SETTINGS = {
   production: { logLevel: 'info', metrics: { enabled: true } },
   lean: { logLevel: 'silent', metrics: { enabled: false } },
   sampled: { logLevel: 'info', metrics: { enabled: true }, callLog: { sampleRate: 0.01 } },
+  traced: { logLevel: 'info', metrics: { enabled: true } },
 }[settings];
 const CHAIN = {
   memory: { memory: {}, store: true },
@@ -38,6 +43,15 @@ const CHAIN = {
   soak: { memory: { maxEntries: 1000 }, store: true },
 }[statuses];
 if (!SETTINGS || !CHAIN) absent(`unknown --settings ${settings} or --statuses ${statuses}`);
+
+/** The traced rows' collector: a child process, so exporting costs us only our side of it. */
+async function otlpSink() {
+  const sink = fork(new URL('./otlp-sink.mjs', import.meta.url), { stdio: 'ignore' });
+  const [{ port }] = await once(sink, 'message');
+  return `http://127.0.0.1:${port}/v1/traces`;
+}
+const tracing =
+  settings === 'traced' ? { enabled: true, endpoint: await otlpSink(), samplingRatio: 1 } : undefined;
 
 await serveReferenceServer(
   (dir) => ({
@@ -54,6 +68,7 @@ await serveReferenceServer(
     }),
     ...(redis && { redis: { url: redis } }),
     ...(args['rate-limit'] === 'on' && { rateLimit: { points: 1_000_000_000, durationSeconds: 1 } }),
+    ...(tracing && { tracing }),
   }),
   {
     name: `reference server, ${settings} settings, statuses ${statuses}${redis ? ', shared Redis' : ''}`,

@@ -12,6 +12,7 @@ import type { AnyMethodDefinition } from './method.js';
 import { emitGuarded } from './observers.js';
 import type { PerMethod } from './per-method.js';
 import { RawJson } from './raw-json.js';
+import type { BatchSpan, CallSpan, CallTracing } from './tracing/call-tracing.js';
 import { compileSchema, type Validator } from './validation.js';
 
 /** One call's outcome, for metrics and observers: code 0 is a success. */
@@ -59,6 +60,8 @@ export interface DispatcherOptions {
   readonly pluginGuardOf: (method: string) => Guard | undefined;
   /** Which methods the operator switched off. */
   readonly perMethod: PerMethod;
+  /** Each call's span; undefined when tracing is off. */
+  readonly tracing?: CallTracing;
 }
 
 const NO_GUARDS: readonly Guard[] = [];
@@ -160,10 +163,14 @@ export class Dispatcher {
         `batch of ${body.length} calls is over the limit of ${this.options.maxBatchLength}`,
       );
     }
-    return Promise.all(body.map((call) => this.call(call, policy, scope, exactIds))).then((answers) => {
-      const owed = answers.filter((a): a is string => a !== undefined);
-      return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
-    });
+    const batch = this.options.tracing?.batch(scope, body.length);
+    return Promise.all(body.map((call) => this.call(call, policy, scope, exactIds, batch))).then(
+      (answers) => {
+        batch?.end();
+        const owed = answers.filter((a): a is string => a !== undefined);
+        return owed.length === 0 ? undefined : `[${owed.join(',')}]`;
+      },
+    );
   }
 
   /** The answer to a body that is not JSON; logged and observed like any call. */
@@ -218,6 +225,7 @@ export class Dispatcher {
     policy: DispatchPolicy,
     scope: CallScope,
     exactIds: ExactIds | undefined,
+    batch?: BatchSpan,
   ): Answer | Promise<Answer> {
     const started = performance.now();
     if (!isValidRequest(call, exactIds)) {
@@ -235,26 +243,18 @@ export class Dispatcher {
         message: UNECHOABLE_ID,
       });
     }
-    const answer = new CallAnswer(this, call, policy, scope, exactIds, started);
+    const span = this.options.tracing?.call(scope, batch, {
+      method: call.method,
+      known: this.methods.has(call.method),
+      id: traceId(call, exactIds),
+    });
+    const answer = new CallAnswer(this, call, policy, scope, exactIds, started, span);
     let result: string | Promise<string>;
     try {
-      const method = answer.method(this.methods);
-      if (method?.switchedOff === true)
-        throw RpcError.of(ErrorCode.METHOD_SWITCHED_OFF, { method: call.method });
-      const ctx = (answer.ctx = new Call(
-        scope,
-        call.method,
-        Date.now() + this.options.callDeadlineMs,
-        answer.notification,
-      ));
-      const admitted = this.options.admission.admitCall(ctx, call.params, method?.guards ?? NO_GUARDS);
-      // The call's deadline covers its guards too: a guard that never settles must not hold the call.
       result =
-        admitted instanceof Promise
-          ? this.withinDeadline(admitted, ctx, started).then(() =>
-              this.invoke(method, call.params, ctx, started),
-            )
-          : this.invoke(method, call.params, ctx, started);
+        span === undefined
+          ? this.admitAndInvoke(answer, call, scope, started)
+          : span.run(() => this.admitAndInvoke(answer, call, scope, started));
     } catch (err) {
       return answer.failed(err);
     }
@@ -264,6 +264,29 @@ export class Dispatcher {
           (err: unknown) => answer.failed(err),
         )
       : answer.succeeded(result);
+  }
+
+  /** The call's guards, then its handler: the result's JSON, or a promise of it. Throws what the call is refused with. */
+  private admitAndInvoke(
+    answer: CallAnswer,
+    call: JsonrpcRequest,
+    scope: CallScope,
+    started: number,
+  ): string | Promise<string> {
+    const method = answer.method(this.methods);
+    if (method?.switchedOff === true)
+      throw RpcError.of(ErrorCode.METHOD_SWITCHED_OFF, { method: call.method });
+    const ctx = (answer.ctx = new Call(
+      scope,
+      call.method,
+      Date.now() + this.options.callDeadlineMs,
+      answer.notification,
+    ));
+    const admitted = this.options.admission.admitCall(ctx, call.params, method?.guards ?? NO_GUARDS);
+    // The call's deadline covers its guards too: a guard that never settles must not hold the call.
+    return admitted instanceof Promise
+      ? this.withinDeadline(admitted, ctx, started).then(() => this.invoke(method, call.params, ctx, started))
+      : this.invoke(method, call.params, ctx, started);
   }
 
   /** The result's JSON, or a promise of it when the handler answers asynchronously. */
@@ -407,6 +430,7 @@ class CallAnswer {
     private readonly scope: CallScope,
     exactIds: ExactIds | undefined,
     private readonly started: number,
+    private readonly span: CallSpan | undefined,
   ) {
     this.notification = !Object.hasOwn(call, 'id');
     this.id = this.notification ? 'null' : idJson(call, call.id, exactIds);
@@ -437,14 +461,22 @@ class CallAnswer {
 
   failed(err: unknown): Answer {
     const error = this.dispatcher.toErrorObject(err, this.scope, this.name);
-    return this.settle(error.code, errorJson(this.id, error));
+    return this.settle(error.code, errorJson(this.id, error), error.message);
   }
 
-  private settle(code: number, answer: string): Answer {
+  private settle(code: number, answer: string, message?: string): Answer {
     const { scope, name, started, notification } = this;
+    this.span?.end(code, message);
     this.dispatcher.finish(scope, name, code, performance.now() - started, notification, this.ctx?.upstreams);
     return notification ? undefined : answer;
   }
+}
+
+/** A call's id as its span shows it: a string as it is, a number as written; none for a notification or null. */
+function traceId(call: JsonrpcRequest, exactIds: ExactIds | undefined): string | undefined {
+  const { id } = call;
+  if (id === undefined || id === null) return undefined;
+  return typeof id === 'string' ? id : idJson(call, id, exactIds);
 }
 
 class ResultMismatch extends Error {

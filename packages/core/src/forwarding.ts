@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
 import { RpcError } from './errors.js';
-import type { JsonRpcClient, JsonRpcOutcome } from './jsonrpc-client.js';
+import { upstreamCallOutcome, type JsonRpcClient, type JsonRpcOutcome } from './jsonrpc-client.js';
 import type { ProviderSet } from './provider-set.js';
 import type { UpstreamCallOutcome } from './upstream-call.js';
 import { defineMethod, type MaybePromise, type MethodDefinition, type Schema } from './method.js';
@@ -104,6 +104,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       signal: call.signal,
       maxReplyBytes: call.maxReplyBytes,
       addressGuard: target.addressGuard,
+      upstream: target.name,
     };
     const observe = this.options.observe;
     if (target.providers !== undefined) {
@@ -114,14 +115,14 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
         onAttempt: (provider, attempt, ms) => {
           const named =
             providers.size > 1 ? ({ ...target, name: `${target.name}:${provider}` } as T) : target;
-          observe?.(named, callOutcomeOf(attempt), ms);
+          observe?.(named, upstreamCallOutcome(attempt), ms);
         },
       });
       return this.answerOf(target, method, call, outcome);
     }
     const started = performance.now();
     const outcome = await this.client.call(target.url, spec);
-    observe?.(target, callOutcomeOf(outcome), performance.now() - started);
+    observe?.(target, upstreamCallOutcome(outcome), performance.now() - started);
     return this.answerOf(target, method, call, outcome);
   }
 
@@ -157,12 +158,6 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     }
     return RpcError.from(this.options.errors.unavailable, { upstream: target.name, kind });
   }
-}
-
-/** An outcome in the words every plugin reports upstream calls with. */
-function callOutcomeOf(outcome: JsonRpcOutcome): UpstreamCallOutcome {
-  if (outcome.kind === 'reply') return outcome.reply.error == null ? 'ok' : 'rpc_error';
-  return outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind;
 }
 
 /** One method whose calls go to a node chosen per call, and whose answers come back as the node wrote them. */

@@ -4,6 +4,8 @@ import { AddressRefusedError, type AddressGuard } from './address-guard.js';
 import { deadlineIn, type Deadline } from './deadlines.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
+import { startUpstreamSpan, type UpstreamSpan } from './tracing/upstream-spans.js';
+import type { UpstreamCallOutcome } from './upstream-call.js';
 import { compileSchema } from './validation.js';
 
 export interface JsonRpcClientOptions {
@@ -40,6 +42,11 @@ export interface JsonRpcCall {
    * a refused address is `unreachable`, its detail saying why.
    */
   readonly addressGuard?: AddressGuard;
+  /**
+   * The upstream's name as logs and metrics show it (never its URL): with tracing on, the
+   * call is a child span of the call it works for, naming it. Unnamed calls get no span.
+   */
+  readonly upstream?: string;
 }
 
 /** Why a reply is not one: too large, not JSON, not a JSON-RPC 2.0 response, or a success for another id. */
@@ -126,7 +133,9 @@ export class JsonRpcClient {
     const id = call.id ?? this.nextId++;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params });
     const max = call.maxReplyBytes ?? this.maxReplyBytes;
-    return this.attempts(url, body, call, (status, text) => interpret(status, text, id, max));
+    const span = call.upstream === undefined ? undefined : startUpstreamSpan(call.upstream, call.method, id);
+    const outcome = this.attempts(url, body, call, (status, text) => interpret(status, text, id, max));
+    return span === undefined ? outcome : outcome.then((o) => ended(span, o));
   }
 
   /** Sends calls as one batch; never after a connection error (a batch is not retried). */
@@ -280,6 +289,20 @@ class ReplyReader implements Dispatcher.DispatchHandler {
     this.deadline.cancel();
     this.caller?.removeEventListener('abort', this.cancel);
   }
+}
+
+/** What became of a call, in the words every upstream call is reported with. */
+export function upstreamCallOutcome(outcome: JsonRpcOutcome): UpstreamCallOutcome {
+  if (outcome.kind === 'reply') return outcome.reply.error == null ? 'ok' : 'rpc_error';
+  return outcome.kind === 'bad_reply' ? 'bad_response' : outcome.kind;
+}
+
+function ended(span: UpstreamSpan, outcome: JsonRpcOutcome): JsonRpcOutcome {
+  span.end(
+    upstreamCallOutcome(outcome),
+    outcome.kind === 'reply' ? (outcome.reply.error ?? undefined) : undefined,
+  );
+  return outcome;
 }
 
 function interpret(httpStatus: number, text: string | undefined, id: number, max: number): JsonRpcAnswered {

@@ -32,6 +32,8 @@ import { RawJson } from './raw-json.js';
 import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
+import type { CallTracing } from './tracing/call-tracing.js';
+import { openTelemetryTracing } from './tracing/open-telemetry.js';
 import { validateOptions } from './validate-options.js';
 
 /**
@@ -78,6 +80,7 @@ export class Rpc<C = undefined> {
   private readonly perMethod: PerMethod;
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
+  private readonly tracing: CallTracing | undefined;
   /** The access rules every transport applies, from the one set of options. */
   readonly access: AccessRules;
   /** Every connection's subscriptions: ids, totals and limits. */
@@ -117,6 +120,9 @@ export class Rpc<C = undefined> {
     const admission = this.admissionOf(clientAddress, rateLimiter, rateLimiterFor);
     this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = pluginGuardsByMethod(this.plugins);
+    this.tracing = this.options.tracing.enabled
+      ? openTelemetryTracing(this.options.tracing, this.logger.child({ part: 'tracing' }))
+      : undefined;
     this.dispatcher = new Dispatcher(this.methodList, {
       maxBatchLength: limits.maxBatchLength,
       callDeadlineMs: limits.callDeadlineMs,
@@ -125,6 +131,7 @@ export class Rpc<C = undefined> {
       admission,
       pluginGuardOf: (name) => pluginGuards.get(name),
       perMethod: this.perMethod,
+      tracing: this.tracing,
     });
     this.http = new HttpHandler(
       this.dispatcher,
@@ -204,12 +211,18 @@ export class Rpc<C = undefined> {
     }
   }
 
-  /** Stops the plugins in reverse start order; one failing to stop does not keep the others running. */
+  /**
+   * Stops the plugins in reverse start order; one failing to stop does not keep the others
+   * running. Then exports the spans still pending.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.running = false;
     this.starting = undefined;
     await this.stopPlugins();
+    await this.tracing?.flush().catch((err: unknown) => {
+      this.logger.warn({ err }, 'pending spans could not be exported');
+    });
   }
 
   private async stopPlugins(): Promise<void> {

@@ -32,6 +32,7 @@ export function buildRpc(
       validateResults: config.validateResults,
       discovery: config.discovery,
       info: config.info,
+      tracing: config.tracing,
     });
   } catch (err) {
     throw new ConfigError(`invalid config: ${(err as Error).message}`);

@@ -184,6 +184,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (objectAt(c, ['metrics']).token = v),
   },
   {
+    name: 'ROLLUP_ROUTER_TRACING',
+    key: '/tracing/enabled',
+    format:
+      'true to export OpenTelemetry traces (where to: tracing.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT), false for none',
+    apply: (c, v) => void (objectAt(c, ['tracing']).enabled = flag(v)),
+  },
+  {
     name: 'ROLLUP_ROUTER_WS_PORT',
     key: '/websocket/port',
     format: "the WebSocket-only second listener's port (default PORT + 1), or off for none",

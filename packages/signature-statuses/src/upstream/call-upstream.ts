@@ -38,6 +38,7 @@ export async function callUpstream(
     signal,
     connectionRetries: 1,
     addressGuard: target.addressGuard,
+    upstream: target.name,
   });
   if (outcome.kind === 'reply' || outcome.kind === 'bad_reply') return statusesOf(outcome, signatures.length);
   if (outcome.kind !== 'aborted') return { kind: outcome.kind, detail: outcome.detail };
