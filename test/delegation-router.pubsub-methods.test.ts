@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import {
   Connection,
   Keypair,
-  LAMPORTS_PER_SOL,
   PublicKey,
   SystemProgram,
   Transaction,
@@ -19,13 +18,15 @@ import { address, createSolanaRpcSubscriptions } from '@solana/kit';
 import type { RunningServer } from '@rollup-router/server';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
-import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
-import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
-import { WsFrameTap } from '@rollup-router/test-support/ws-frames';
+import {
+  fundedKeypair,
+  tappedValidatorA,
+  type TappedValidator,
+} from '@rollup-router/test-support/tapped-validator';
 import { startWith } from '@rollup-router/test-support/ws-server';
 
 const A_WS = 'ws://127.0.0.1:17800';
@@ -91,9 +92,7 @@ async function seenByBoth<T>(
 describe('logsSubscribe, programSubscribe and the base chain subscriptions (validator A through a proxy)', function () {
   this.timeout(120_000);
   let server: Server | undefined;
-  let httpProxy: TcpProxy;
-  let wsProxy: TcpProxy;
-  let tap: WsFrameTap;
+  let validator: TappedValidator | undefined;
   let chainA: Connection;
   let payer: Keypair;
   const open: TestSocket[] = [];
@@ -103,7 +102,7 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
     open.push(s);
     return s;
   };
-  const upstream = (method: string) => tap.sent(method);
+  const upstream = (method: string) => validator!.tap.sent(method);
 
   const send = async (tx: Transaction, signers: Keypair[]): Promise<string> => {
     const signature = await chainA.sendTransaction(tx, signers, { skipPreflight: true });
@@ -119,19 +118,12 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
   before(async function () {
     await skipUnlessValidatorA(this, VALIDATOR_A);
     chainA = new Connection(VALIDATOR_A, 'confirmed');
-    payer = Keypair.generate();
-    await chainA.confirmTransaction(
-      await chainA.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL),
-      'confirmed',
-    );
-    const port = await freePortPair();
-    tap = new WsFrameTap();
-    httpProxy = await tcpProxy({ host: '127.0.0.1', port: 17799 }, { port });
-    wsProxy = await tcpProxy({ host: '127.0.0.1', port: 17800 }, { port: port + 1, onData: tap.onData });
+    payer = await fundedKeypair(chainA);
+    validator = await tappedValidatorA();
     server = await startWith({
       host: '127.0.0.1',
       routes: { routes: [] },
-      delegation: { baseChain: { url: `http://127.0.0.1:${port}` } },
+      delegation: { baseChain: { url: validator.url } },
     });
   });
 
@@ -142,8 +134,7 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
   after(async () => {
     await server?.shutdown(0);
     server?.cleanup();
-    await httpProxy?.close();
-    await wsProxy?.close();
+    await validator?.close();
   });
 
   it("web3.js onLogs of an account: the logs and context of a transfer equal A's own", async () => {

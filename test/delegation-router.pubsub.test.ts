@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import {
   Connection,
   Keypair,
-  LAMPORTS_PER_SOL,
   PublicKey,
   SystemProgram,
   Transaction,
@@ -16,13 +15,15 @@ import type { RunningServer } from '@rollup-router/server';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { causeOf } from '@rollup-router/test-support/wire-error';
-import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { newIdentity } from '@rollup-router/test-support/solana';
-import { tcpProxy, type TcpProxy } from '@rollup-router/test-support/tcp-proxy';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
-import { WsFrameTap } from '@rollup-router/test-support/ws-frames';
+import {
+  fundedKeypair,
+  tappedValidatorA,
+  type TappedValidator,
+} from '@rollup-router/test-support/tapped-validator';
 import { startWith } from '@rollup-router/test-support/ws-server';
 
 const A_WS = 'ws://127.0.0.1:17800';
@@ -58,9 +59,7 @@ const lamportsOf = (frame: Frame): number =>
 describe('accountSubscribe and slotSubscribe relayed from the base chain (validator A through a proxy)', function () {
   this.timeout(120_000);
   let server: Server | undefined;
-  let httpProxy: TcpProxy;
-  let wsProxy: TcpProxy;
-  let tap: WsFrameTap;
+  let validator: TappedValidator | undefined;
   let conn: Connection;
   let payer: Keypair;
   const open: TestSocket[] = [];
@@ -72,7 +71,9 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
   };
   /** Upstream frames of `method` naming `account` (or any, for slots). */
   const upstream = (method: string, account?: string) =>
-    tap.sent(method).filter((m) => account === undefined || (m.params as unknown[])[0] === account);
+    validator!.tap
+      .sent(method)
+      .filter((m) => account === undefined || (m.params as unknown[])[0] === account);
 
   const transferTo = async (to: string, lamports: number): Promise<void> => {
     const tx = new Transaction().add(
@@ -87,20 +88,13 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
   before(async function () {
     await skipUnlessValidatorA(this, VALIDATOR_A);
     conn = new Connection(VALIDATOR_A, 'confirmed');
-    payer = Keypair.generate();
-    await conn.confirmTransaction(
-      await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL),
-      'confirmed',
-    );
-    const port = await freePortPair();
-    tap = new WsFrameTap();
-    httpProxy = await tcpProxy({ host: '127.0.0.1', port: 17799 }, { port });
-    wsProxy = await tcpProxy({ host: '127.0.0.1', port: 17800 }, { port: port + 1, onData: tap.onData });
+    payer = await fundedKeypair(conn);
+    validator = await tappedValidatorA();
     server = await startWith({
       host: '127.0.0.1',
       routes: { routes: [] },
       // The HTTP proxy's URL only: the websocket is found at port + 1, as web3.js finds it.
-      delegation: { baseChain: { url: `http://127.0.0.1:${port}` } },
+      delegation: { baseChain: { url: validator.url } },
       websocket: { limits: { maxSubscriptionsPerClient: PER_CLIENT } },
     });
   });
@@ -112,8 +106,7 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
   after(async () => {
     await server?.shutdown(0);
     server?.cleanup();
-    await httpProxy?.close();
-    await wsProxy?.close();
+    await validator?.close();
   });
 
   for (const encoding of ['base64', 'jsonParsed'] as const) {
@@ -184,8 +177,8 @@ describe('accountSubscribe and slotSubscribe relayed from the base chain (valida
     const ours = await socket(server!.websocketUrl!);
     await subscribe(ours, 'accountSubscribe', params);
     await waitFor(() => upstream('accountSubscribe', account).length === 1, 'the upstream subscription');
-    await wsProxy.close();
-    await wsProxy.open();
+    await validator!.ws.close();
+    await validator!.ws.open();
     await waitFor(() => upstream('accountSubscribe', account).length === 2, 'the subscription again', {
       attempts: 1000,
     });
