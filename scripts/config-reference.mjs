@@ -67,6 +67,13 @@ function rows(schema, prefix, env, out) {
     );
     if (sub.properties || sub.allOf) rows(sub, key, env, out);
     for (const form of objectForms(sub)) rows(form, key, env, out);
+    // A list of objects (or of strings and objects): each object's keys, as `key[].name`.
+    const items = sub.type === 'array' && sub.items ? folded(sub.items) : undefined;
+    if (items?.properties) rows(items, `${key}[]`, env, out);
+    for (const form of items ? objectForms(items) : []) rows(form, `${key}[]`, env, out);
+    // A map by name (e.g. perMethod): the keys of each entry, as `key.<name>.cost`.
+    const entry = typeof sub.additionalProperties === 'object' ? folded(sub.additionalProperties) : undefined;
+    if (entry?.properties) rows(entry, `${key}.<name>`, env, out);
   }
   return out;
 }

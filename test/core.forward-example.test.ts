@@ -49,14 +49,15 @@ describe('examples/forward-node.ts', function () {
   const call = async (
     method: string,
     params: unknown[],
-  ): Promise<{ text: string; json: Record<string, unknown> }> => {
+  ): Promise<{ text: string; json: Record<string, unknown>; upstream: string | null }> => {
     const res = await fetch(app.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
     const text = await res.text();
-    return { text, json: JSON.parse(text) as Record<string, unknown> };
+    const upstream = res.headers.get('x-rollup-router-upstream');
+    return { text, json: JSON.parse(text) as Record<string, unknown>, upstream };
   };
 
   before(async () => {
@@ -79,6 +80,12 @@ describe('examples/forward-node.ts', function () {
     const { text } = await call('eth_getBalance', ['0xabc', 'latest', '0x1']);
     expect(text).to.include('"result":{"wei":123456789012345678901234567890}');
     expect(a.calls).to.deep.equal(['eth_getBalance']);
+  });
+
+  it('names the node that answered in x-rollup-router-upstream, its error included; none when no node answered', async () => {
+    expect((await call('eth_getBalance', ['0xabc', 'latest', '0x1'])).upstream).to.equal('chain-1');
+    expect((await call('eth_getBalance', ['0x0', 'latest', '0x1'])).upstream).to.equal('chain-1');
+    expect((await call('eth_blockNumber', ['0x2'])).upstream).to.equal(null);
   });
 
   it("passes the node's own error back: its code and message", async () => {

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
-import type { ApiKeys } from './api-keys.js';
+import type { ApiKeys, KeyAccount } from './api-keys.js';
 import type { CallContext } from './call-context.js';
 import type { ClientAddressOf } from './client-address.js';
 import type { Guard } from './guard.js';
-import { RateLimit } from './rate-limit.js';
+import { emitGuarded } from './observers.js';
+import type { PerMethod } from './per-method.js';
+import type { RateLimit } from './rate-limit.js';
 
 /** Why a request or message is refused before it is read: a name of the one status table (http-status.ts). */
 export interface Refusal {
@@ -21,6 +23,18 @@ export interface Credentials {
   readonly query: string;
 }
 
+/**
+ * A charge to a named API key (its budget, or its client address's when it has none): what
+ * metrics count per customer. Charges to addresses and to plain keys are not reported.
+ */
+export interface KeyCharge {
+  /** The key's name; never the key. */
+  readonly key: string;
+  readonly points: number;
+  /** The budget was spent: the request or message was refused. */
+  readonly refused: boolean;
+}
+
 const SHUTTING_DOWN: Refusal = { why: 'SHUTTING_DOWN' };
 const UNAUTHORIZED: Refusal = { why: 'UNAUTHORIZED' };
 
@@ -30,13 +44,15 @@ const UNAUTHORIZED: Refusal = { why: 'UNAUTHORIZED' };
  * before its body is read or parsed, so garbage and wrong keys are never free:
  *
  * 1. draining: refused (SHUTTING_DOWN);
- * 2. rate limit: one point of the client address's budget (RATE_LIMITED past it);
- * 3. API key, for requests that present credentials (UNAUTHORIZED): checked after the
+ * 2. rate limit: one point of its payer's budget (RATE_LIMITED past it). The payer is the
+ *    API key presented when it is a configured key with a budget of its own (`keyOf`),
+ *    else the client address: a wrong key is charged to the address;
+ * 3. API key, for every request when keys are configured (UNAUTHORIZED): checked after the
  *    charge, so guessing keys spends the guesser's budget.
  *
- * The client address is `clientAddress` (trustProxy). Once a body is parsed, a batch's
- * other calls are charged by `chargeCalls`. Without a rate limit nothing here waits: the
- * verdict is returned as a value, not a promise.
+ * The client address is `clientAddress` (trustProxy). Once a body is parsed, the rest of
+ * what its calls cost (perMethod) is charged by `chargeCalls` to the same payer. Without a
+ * rate limit nothing here waits: the verdict is returned as a value, not a promise.
  *
  * Then, per call (each call of a batch), the call-level stage: the guards (`admitCall`),
  * the service's then the method's plugin's then the method's own. The two stages are one
@@ -53,8 +69,16 @@ export class Admission {
     readonly clientAddress: ClientAddressOf,
     private readonly rateLimit: RateLimit | undefined,
     private readonly apiKeys: ApiKeys,
+    private readonly perMethod: PerMethod,
     private readonly log: Logger,
   ) {}
+
+  /** Told of every charge to a named key (metrics per customer). */
+  private readonly keyChargeListeners: ((charge: KeyCharge) => void)[] = [];
+
+  onKeyCharge(listener: (charge: KeyCharge) => void): void {
+    this.keyChargeListeners.push(listener);
+  }
 
   /** Refuses everything from now on (graceful shutdown). */
   drain(): void {
@@ -65,32 +89,45 @@ export class Admission {
     return this.draining;
   }
 
-  /** An HTTP request or a WebSocket upgrade: drain, one point of `client`'s budget, then its key. */
-  admitRequest(client: string, credentials: Credentials): Verdict | Promise<Verdict> {
+  /**
+   * The configured key a request presents, or undefined (none, or a wrong one). Its
+   * budget, when it has one, pays for the request and, over WebSocket, for every message
+   * of the connection it opens.
+   */
+  keyOf({ authorization, query }: Credentials): KeyAccount | undefined {
+    return this.apiKeys.enabled ? this.apiKeys.accountOf(authorization, query) : undefined;
+  }
+
+  /** An HTTP request or a WebSocket upgrade: drain, one point of its payer's budget, then its key (from `keyOf`). */
+  admitRequest(client: string, key: KeyAccount | undefined): Verdict | Promise<Verdict> {
     if (this.draining) return SHUTTING_DOWN;
-    const charged = this.spend(client, 1);
-    if (charged === undefined) return this.keyRule(credentials);
-    return charged instanceof Promise
-      ? charged.then((refused) => refused ?? this.keyRule(credentials))
-      : charged;
+    const keyRule = this.apiKeys.enabled && key === undefined ? UNAUTHORIZED : undefined;
+    const charged = this.spend(client, key, 1);
+    if (charged === undefined) return keyRule;
+    return charged instanceof Promise ? charged.then((refused) => refused ?? keyRule) : charged;
   }
 
   /**
    * A message on a connection admitted at its upgrade (its key was checked then): drain,
-   * then one point of `client`'s budget. Without a client (an embedder's own transport)
-   * no budget applies.
+   * then one point of its payer's budget: `key`'s own, else `client`'s. Without a client
+   * (an embedder's own transport) and without a key budget, no budget applies.
    */
-  admitMessage(client: string | undefined): Verdict | Promise<Verdict> {
-    return this.draining ? SHUTTING_DOWN : this.spend(client, 1);
+  admitMessage(client: string | undefined, key?: KeyAccount): Verdict | Promise<Verdict> {
+    return this.draining ? SHUTTING_DOWN : this.spend(client, key, 1);
   }
 
   /**
-   * The rest of a parsed body's price: a batch costs one point per call, its first paid on
-   * admission. An admitted message is not refused for draining since: calls under way finish.
+   * The rest of a parsed body's price, to the payer of its first point: what its calls
+   * cost (perMethod; one point each by default), the first point paid on admission. An
+   * admitted message is not refused for draining since: calls under way finish.
    */
-  chargeCalls(client: string | undefined, body: unknown): Verdict | Promise<Verdict> {
-    const more = RateLimit.pointsFor(body) - 1;
-    return more > 0 ? this.spend(client, more) : undefined;
+  chargeCalls(
+    client: string | undefined,
+    key: KeyAccount | undefined,
+    body: unknown,
+  ): Verdict | Promise<Verdict> {
+    const more = this.perMethod.pointsFor(body) - 1;
+    return more > 0 ? this.spend(client, key, more) : undefined;
   }
 
   /** Adds a guard every call passes, in the order added (Rpc.guard). */
@@ -108,18 +145,28 @@ export class Admission {
     return runGuards(guards, 0, own, ctx, params);
   }
 
-  private spend(client: string | undefined, points: number): Verdict | Promise<Verdict> {
-    const limit = this.rateLimit;
-    if (limit === undefined || client === undefined) return undefined;
-    return limit
-      .retryAfter(client, points, this.log)
-      .then((retryAfterSeconds) =>
-        retryAfterSeconds === undefined ? undefined : { why: 'RATE_LIMITED', retryAfterSeconds },
-      );
+  /** Charges `points` to the key's own budget when it has one, else to the client address's. */
+  private spend(
+    client: string | undefined,
+    key: KeyAccount | undefined,
+    points: number,
+  ): Verdict | Promise<Verdict> {
+    const ownBudget = key?.budget;
+    const limit = ownBudget ?? this.rateLimit;
+    const payer = ownBudget === undefined ? client : key!.name;
+    if (limit === undefined || payer === undefined) {
+      if (key?.name !== undefined) this.reportKeyCharge(key.name, points, false);
+      return undefined;
+    }
+    return limit.retryAfter(payer, points, this.log).then((retryAfterSeconds) => {
+      if (key?.name !== undefined) this.reportKeyCharge(key.name, points, retryAfterSeconds !== undefined);
+      return retryAfterSeconds === undefined ? undefined : { why: 'RATE_LIMITED', retryAfterSeconds };
+    });
   }
 
-  private keyRule({ authorization, query }: Credentials): Verdict {
-    return this.apiKeys.enabled && !this.apiKeys.accepts(authorization, query) ? UNAUTHORIZED : undefined;
+  private reportKeyCharge(key: string, points: number, refused: boolean): void {
+    if (this.keyChargeListeners.length === 0) return;
+    emitGuarded(this.keyChargeListeners, { key, points, refused }, this.log, 'onKeyCharge');
   }
 }
 

@@ -29,4 +29,13 @@ export interface CallContext<C = unknown> {
    * `undefined` when no such function was given.
    */
   readonly host: C;
+  /**
+   * Names the upstream that answered this call, by a label from a bounded set (`base-chain`,
+   * an ER's label; never a URL): it goes in the call's log line (`upstream`), the metrics
+   * of answered calls, and, for a single HTTP call, the `x-rollup-router-upstream` response
+   * header. A call whose answer is made from several upstreams names each. Core's
+   * forwarded methods name theirs (forwarding.ts); a handler of one's own calls it.
+   * A label is visible ASCII without commas or spaces, at most 128 characters.
+   */
+  answeredBy(upstream: string): void;
 }

@@ -26,10 +26,20 @@ export class CallLog {
     this.skipped = this.every - 1;
   }
 
-  /** Writes the line of one call (code 0 is a success) when the options say so. */
-  write(log: Logger, reqId: string, method: string, durationMs: number, code: number): void {
+  /** Writes the line of one call (code 0 is a success) when the options say so, naming the upstreams that answered it. */
+  write(
+    log: Logger,
+    reqId: string,
+    method: string,
+    durationMs: number,
+    code: number,
+    upstreams?: readonly string[],
+  ): void {
+    const ms = roundMs(durationMs);
+    // Lines of one shape each, so that pino's serializing stays on V8's fast path.
     if (code !== 0 || this.every === 1) {
-      log[this.level]({ reqId, method, ms: roundMs(durationMs), code }, 'call');
+      if (upstreams === undefined) log[this.level]({ reqId, method, ms, code }, 'call');
+      else log[this.level]({ reqId, method, ms, code, upstream: upstreams.join(',') }, 'call');
       return;
     }
     if (this.skipped < this.every - 1) {
@@ -38,7 +48,8 @@ export class CallLog {
     }
     this.skipped = 0;
     const { sampleRate } = this;
-    log[this.level]({ reqId, method, ms: roundMs(durationMs), code, sampleRate }, 'call');
+    if (upstreams === undefined) log[this.level]({ reqId, method, ms, code, sampleRate }, 'call');
+    else log[this.level]({ reqId, method, ms, code, upstream: upstreams.join(','), sampleRate }, 'call');
   }
 }
 

@@ -16,6 +16,8 @@ export interface CallScope {
   readonly session?: SubscriptionHost;
   /** What the host's `context` function made of the request or connection (CallContext.host). */
   readonly host?: unknown;
+  /** Told of the upstreams that answer the scope's calls (HTTP: the response header of a single call). */
+  answeredBy?(upstream: string): void;
 }
 
 /**
@@ -35,6 +37,8 @@ export class Call implements CallContext {
   private controller: AbortController | undefined;
   private made: AbortSignal | undefined;
   private expired = false;
+  /** The upstreams that answered, in the order named; undefined while none did. */
+  upstreams: string[] | undefined;
 
   constructor(
     private readonly scope: CallScope,
@@ -85,11 +89,26 @@ export class Call implements CallContext {
     return (this.made = controller.signal);
   }
 
+  answeredBy(upstream: string): void {
+    if (!UPSTREAM_LABEL.test(upstream)) {
+      throw new TypeError(
+        `an upstream label is visible ASCII without commas, at most 128 characters: ${JSON.stringify(upstream)}`,
+      );
+    }
+    const known = (this.upstreams ??= []);
+    if (known.includes(upstream)) return;
+    known.push(upstream);
+    this.scope.answeredBy?.(upstream);
+  }
+
   /** The deadline passed: whoever listens on the signal stops working for nobody. */
   expire(): void {
     this.expired = true;
     this.controller?.abort(deadlineExceeded());
   }
 }
+
+// A header value, a log field and a metric label at once: nothing that needs escaping in any.
+const UPSTREAM_LABEL = /^[\x21-\x2b\x2d-\x7e]{1,128}$/;
 
 const deadlineExceeded = (): Error => new Error('deadline exceeded');

@@ -18,6 +18,7 @@ export const ErrorCode = {
   DEADLINE_EXCEEDED: -32052,
   SHUTTING_DOWN: -32053,
   TOO_MANY_SUBSCRIPTIONS: -32054,
+  METHOD_SWITCHED_OFF: -32055,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -59,6 +60,11 @@ export const ErrorInfo: Record<ErrorCodeValue, { message: string; meaning: strin
     message: 'Too many subscriptions',
     meaning:
       'a subscribe call over the per-connection, per-client or service-wide subscription limit (data.per says which)',
+  },
+  [ErrorCode.METHOD_SWITCHED_OFF]: {
+    message: 'Method switched off',
+    meaning:
+      'the operator switched the method off (perMethod.<method>.enabled: false); data.method names it. Unlike -32601, the method exists: another endpoint may serve it',
   },
 };
 

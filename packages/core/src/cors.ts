@@ -1,9 +1,12 @@
 import type { Plugin } from './plugin.js';
+import { UPSTREAM_HEADER } from './upstream-header.js';
 
 /** CORS is on by default: browsers call routers from web pages. */
 export type CorsSetting = '*' | false | readonly string[];
 
 const ALLOW_METHODS = 'POST, OPTIONS';
+// A page reads which upstream answered as it reads the request id.
+const EXPOSED_HEADERS = `x-request-id, ${UPSTREAM_HEADER}`;
 /** Allowed in a pre-flight that lists none; plugins add the headers their clients send (Plugin.allowHeaders). */
 const DEFAULT_ALLOW_HEADERS = ['content-type', 'authorization', 'x-request-id'];
 
@@ -33,7 +36,7 @@ export class Cors {
     } else {
       return;
     }
-    headers['access-control-expose-headers'] = 'x-request-id';
+    headers['access-control-expose-headers'] = EXPOSED_HEADERS;
   }
 
   /**

@@ -10,6 +10,7 @@ import type { CallAdmission } from './admission.js';
 import type { Guard } from './guard.js';
 import type { AnyMethodDefinition } from './method.js';
 import { emitGuarded } from './observers.js';
+import type { PerMethod } from './per-method.js';
 import { RawJson } from './raw-json.js';
 import { compileSchema, type Validator } from './validation.js';
 
@@ -20,6 +21,8 @@ export interface CallEvent {
   readonly code: number;
   readonly durationMs: number;
   readonly notification: boolean;
+  /** The upstreams that answered the call (CallContext.answeredBy); undefined when none did. */
+  readonly upstreams: readonly string[] | undefined;
 }
 
 /**
@@ -40,6 +43,8 @@ interface CompiledMethod {
   readonly emptyParams: () => unknown;
   /** Its plugin's guard, then its own (the service's are the admission's). */
   readonly guards: readonly Guard[];
+  /** The operator switched it off (perMethod): its calls are answered -32055 before any guard. */
+  readonly switchedOff: boolean;
 }
 
 export interface DispatcherOptions {
@@ -52,6 +57,8 @@ export interface DispatcherOptions {
   readonly admission: CallAdmission;
   /** The guard of the plugin that serves a method, if any. */
   readonly pluginGuardOf: (method: string) => Guard | undefined;
+  /** Which methods the operator switched off. */
+  readonly perMethod: PerMethod;
 }
 
 const NO_GUARDS: readonly Guard[] = [];
@@ -113,6 +120,7 @@ export class Dispatcher {
         guards: [options.pluginGuardOf(definition.name), definition.guard].filter(
           (g): g is Guard => g !== undefined,
         ),
+        switchedOff: options.perMethod.isSwitchedOff(definition.name),
       });
     }
   }
@@ -231,7 +239,14 @@ export class Dispatcher {
     let result: string | Promise<string>;
     try {
       const method = answer.method(this.methods);
-      const ctx = new Call(scope, call.method, Date.now() + this.options.callDeadlineMs, answer.notification);
+      if (method?.switchedOff === true)
+        throw RpcError.of(ErrorCode.METHOD_SWITCHED_OFF, { method: call.method });
+      const ctx = (answer.ctx = new Call(
+        scope,
+        call.method,
+        Date.now() + this.options.callDeadlineMs,
+        answer.notification,
+      ));
       const admitted = this.options.admission.admitCall(ctx, call.params, method?.guards ?? NO_GUARDS);
       // The call's deadline covers its guards too: a guard that never settles must not hold the call.
       result =
@@ -333,8 +348,15 @@ export class Dispatcher {
    * taken now.
    * @internal
    */
-  finish(scope: CallScope, method: string, code: number, durationMs: number, notification: boolean): void {
-    if (this.finished.push({ scope, method, code, durationMs, notification }) === 1) {
+  finish(
+    scope: CallScope,
+    method: string,
+    code: number,
+    durationMs: number,
+    notification: boolean,
+    upstreams?: readonly string[],
+  ): void {
+    if (this.finished.push({ scope, method, code, durationMs, notification, upstreams }) === 1) {
       setImmediate(this.recordFinished);
     }
   }
@@ -343,10 +365,11 @@ export class Dispatcher {
   private readonly finished: FinishedCall[] = [];
 
   private readonly recordFinished = (): void => {
-    for (const { scope, method, code, durationMs, notification } of this.finished.splice(0)) {
-      this.options.callLog.write(scope.log, scope.requestId, method, durationMs, code);
+    for (const { scope, method, code, durationMs, notification, upstreams } of this.finished.splice(0)) {
+      this.options.callLog.write(scope.log, scope.requestId, method, durationMs, code, upstreams);
       if (this.listeners.length > 0) {
-        const event: CallEvent = { requestId: scope.requestId, method, code, durationMs, notification };
+        const { requestId } = scope;
+        const event: CallEvent = { requestId, method, code, durationMs, notification, upstreams };
         emitGuarded(this.listeners, event, scope.log, 'onCall');
       }
     }
@@ -359,6 +382,7 @@ interface FinishedCall {
   readonly code: number;
   readonly durationMs: number;
   readonly notification: boolean;
+  readonly upstreams: readonly string[] | undefined;
 }
 
 /** The response text of a message, or undefined when nothing is owed (notifications only). */
@@ -373,6 +397,8 @@ class CallAnswer {
   private readonly id: string;
   private readonly name: string;
   private found: CompiledMethod | undefined;
+  /** The call's context once made: it knows which upstreams answered. */
+  ctx: Call | undefined;
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -416,7 +442,7 @@ class CallAnswer {
 
   private settle(code: number, answer: string): Answer {
     const { scope, name, started, notification } = this;
-    this.dispatcher.finish(scope, name, code, performance.now() - started, notification);
+    this.dispatcher.finish(scope, name, code, performance.now() - started, notification, this.ctx?.upstreams);
     return notification ? undefined : answer;
   }
 }

@@ -35,9 +35,16 @@ export interface ForwarderOptions<T extends ForwardTarget = ForwardTarget> {
   readonly log?: () => Logger | undefined;
   /** Told of every call: which node, how it ended, how long it took. */
   readonly observe?: (target: T, outcome: UpstreamCallOutcome, ms: number) => void;
+  /**
+   * A node's label in provenance (CallContext.answeredBy): from a bounded set, so that the
+   * nodes anyone can register do not grow the metrics. Default: its `name`.
+   */
+  readonly labelOf?: (target: T) => string;
 }
 
 export interface ForwardCall {
+  /** The call to tell which node answered it (its result or its own error): CallContext.answeredBy. */
+  readonly answering?: Pick<CallContext, 'answeredBy'>;
   /** The caller's own end (the call's signal): writes do not pass one, so they are followed to their answer. */
   readonly signal?: AbortSignal;
   /** This call's reply cap; default the client's. */
@@ -68,6 +75,11 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     const { value, text } = await this.exchange(target, method, params, call);
     const raw = resultText(text);
     return raw === undefined ? RawJson.of(value) : new RawJson(raw, value);
+  }
+
+  /** A node's label in provenance (ForwarderOptions.labelOf). */
+  labelOf(target: T): string {
+    return this.options.labelOf?.(target) ?? target.name;
   }
 
   /** The `unavailable` error for an answer that is not what the method returns. */
@@ -121,6 +133,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
   ): { value: unknown; text: string } {
     if (outcome.kind === 'reply') {
       const { reply, text } = outcome;
+      call.answering?.answeredBy(this.labelOf(target));
       if (reply.error != null) {
         const { code, message, data } = reply.error;
         throw new RpcError(code, message, data);
@@ -170,7 +183,8 @@ export interface ForwardedMethod<P extends readonly unknown[], T extends Forward
 /**
  * Methods forwarded to nodes chosen per call, with their params as given and their results
  * as the node wrote them: what a plugin needs to put a JSON-RPC node (a Solana validator,
- * an EVM node, a service of one's own) behind the service, method by method.
+ * an EVM node, a service of one's own) behind the service, method by method. Each call
+ * names the node that answered it (CallContext.answeredBy, by the forwarder's labelOf).
  */
 export function forwardedMethods<T extends ForwardTarget, C = unknown>(
   forwarder: Forwarder<T>,
@@ -189,6 +203,7 @@ export function forwardedMethods<T extends ForwardTarget, C = unknown>(
           signal: m.write ? undefined : ctx.signal,
           maxReplyBytes: m.maxReplyBytes,
           write: m.write,
+          answering: ctx,
         });
       },
     }),

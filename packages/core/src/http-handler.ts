@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { refusalData, type Admission, type Verdict } from './admission.js';
+import type { KeyAccount } from './api-keys.js';
 import type { CallOrigin } from './call-context.js';
 import type { CallScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
@@ -20,6 +21,7 @@ import {
 import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
 import { requestIdOf } from './request-id-header.js';
+import { UPSTREAM_HEADER } from './upstream-header.js';
 import { validateOptions } from './validate-options.js';
 
 /** Which endpoint styles a mount serves, and the envelope of its path-style endpoints: schemas/mount-options. */
@@ -109,11 +111,10 @@ export class HttpHandler {
     if (refused !== undefined) return Promise.resolve(refused);
 
     const { admission } = this.policy;
-    const client = admission.clientAddress(ex.remoteAddress, ex.header('x-forwarded-for'));
-    const verdict = admission.admitRequest(client, {
-      authorization: ex.header('authorization'),
-      query: ex.query,
-    });
+    const address = admission.clientAddress(ex.remoteAddress, ex.header('x-forwarded-for'));
+    const key = admission.keyOf({ authorization: ex.header('authorization'), query: ex.query });
+    const client: Payer = { address, key };
+    const verdict = admission.admitRequest(address, key);
     return verdict instanceof Promise
       ? verdict.then((v) => this.admitted(ex, target, headers, requestId, client, v, context))
       : Promise.resolve(this.admitted(ex, target, headers, requestId, client, verdict, context));
@@ -125,7 +126,7 @@ export class HttpHandler {
     target: DispatchTarget,
     headers: Record<string, string>,
     requestId: string,
-    client: string,
+    client: Payer,
     verdict: Verdict,
     context: (() => unknown) | undefined,
   ): HttpReply | Promise<HttpReply> {
@@ -160,8 +161,8 @@ export class HttpHandler {
     ex: HttpExchange,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: CallScope,
-    client: string,
+    scope: RequestScope,
+    client: Payer,
   ): HttpReply | Promise<HttpReply> {
     if (ex.parsedBody !== undefined) return this.answerBody(ex, target, headers, scope, client, undefined);
     // The one wait of a call whose handler answers synchronously: the body.
@@ -173,8 +174,8 @@ export class HttpHandler {
     ex: HttpExchange,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: CallScope,
-    client: string,
+    scope: RequestScope,
+    client: Payer,
     text: BodyText | undefined,
   ): HttpReply | Promise<HttpReply> {
     if (text === CLIENT_GONE) {
@@ -187,8 +188,8 @@ export class HttpHandler {
     if (parsed?.ok === false) return json(200, headers, this.dispatcher.unparsable(scope));
     const body = parsed === undefined ? ex.parsedBody : parsed.value;
     const exactIds = parsed?.exactIds;
-    // The message paid one point on admission; a batch pays for its other calls now.
-    const charged = this.policy.admission.chargeCalls(client, body);
+    // The message paid one point on admission; the rest of what its calls cost is paid now.
+    const charged = this.policy.admission.chargeCalls(client.address, client.key, body);
     if (charged === undefined) return this.dispatchBody(body, target, headers, scope, exactIds);
     return charged instanceof Promise
       ? charged.then((v) =>
@@ -201,13 +202,16 @@ export class HttpHandler {
     body: unknown,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: CallScope,
+    scope: RequestScope,
     exactIds: ExactIds | undefined,
   ): HttpReply | Promise<HttpReply> {
     const answer = this.dispatcher.dispatch(body, target.policy, scope, exactIds);
     const status = getHttpStatusCode(target.unknownMethod === true ? 'NO_SUCH_PATH' : undefined);
-    const reply = (text: string | undefined): HttpReply =>
-      text === undefined ? { status: 204, headers, body: undefined } : json(status, headers, text);
+    const reply = (text: string | undefined): HttpReply => {
+      if (scope.upstreams !== undefined && !Array.isArray(body))
+        headers[UPSTREAM_HEADER] = scope.upstreams.join(', ');
+      return text === undefined ? { status: 204, headers, body: undefined } : json(status, headers, text);
+    };
     return answer instanceof Promise ? answer.then(reply) : reply(answer);
   }
 
@@ -261,6 +265,12 @@ export class HttpHandler {
   }
 }
 
+/** Who pays for a request: its client address, or the configured key it presented when that key has a budget of its own (admission.ts). */
+interface Payer {
+  readonly address: string;
+  readonly key: KeyAccount | undefined;
+}
+
 const BODY_CONSUMED_DATA =
   'the request body was read by middleware before the router and nothing usable was left; mount the router before it';
 
@@ -273,6 +283,8 @@ class RequestScope implements CallScope, GoneFollowers {
   readonly origin: CallOrigin;
   /** The host's context, set once made (before any call runs). */
   host: unknown = undefined;
+  /** The upstreams that answered the request's calls, in the order they were named; undefined while none. */
+  upstreams: string[] | undefined;
   /** Who follows the client's end; undefined until the first, then one listener on the response. */
   private followers: ((reason: unknown) => void)[] | undefined;
   private goneReason: Error | undefined;
@@ -283,6 +295,11 @@ class RequestScope implements CallScope, GoneFollowers {
     readonly log: Logger,
   ) {
     this.origin = { remoteAddress: ex.remoteAddress, headers: ex.headers };
+  }
+
+  answeredBy(upstream: string): void {
+    const known = (this.upstreams ??= []);
+    if (!known.includes(upstream)) known.push(upstream);
   }
 
   /** The request follows its own client: no AbortSignal is made for it. */

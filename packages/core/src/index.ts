@@ -73,7 +73,10 @@ export {
 export { SerializedResult } from './subscriptions/serialized-result.js';
 export type { AccessRules } from './rpc.js';
 export type { OpenRpcSubscription } from './discovery.js';
-export type { RateLimiterLike } from './rate-limit.js';
+export type { RateBudget, RateLimit, RateLimiterFactory, RateLimiterLike } from './rate-limit.js';
+export type { ApiKeyEntry, KeyAccount } from './api-keys.js';
+export type { KeyCharge } from './admission.js';
+export { UPSTREAM_HEADER } from './upstream-header.js';
 export {
   Forwarder,
   forwardedMethods,

@@ -10,6 +10,19 @@ export interface RateLimiterLike {
   consume(key: string, points?: number): Promise<unknown>;
 }
 
+/** A budget: points per window of durationSeconds. */
+export interface RateBudget {
+  readonly points: number;
+  readonly durationSeconds: number;
+}
+
+/**
+ * Makes the store of one budget (RpcOptions.rateLimiterFor): `keyPrefix` keeps apart the
+ * budgets that share a store, `rate` for client addresses and `rate-key` for API keys (each
+ * counted under its name).
+ */
+export type RateLimiterFactory = (budget: RateBudget, keyPrefix: string) => RateLimiterLike;
+
 export interface RateLimitDecision {
   readonly allowed: boolean;
   /** Seconds until the budget allows the request, for Retry-After. */
@@ -17,20 +30,22 @@ export interface RateLimitDecision {
 }
 
 /**
- * Per-client budgets with rate-limiter-flexible. The memory store is the default;
- * any of its stores (Redis for a budget shared by several instances) can be passed
- * in instead, with no other change.
+ * One budget with rate-limiter-flexible: every client address's (keyed by address), or
+ * one API key's. The memory store is the default; any of its stores (Redis for a budget
+ * shared by several instances) can be passed in instead, with no other change.
  */
 export class RateLimit {
-  /** Budgets are keyed by client address (admission.ts says which, from trustProxy). */
   constructor(private readonly limiter: RateLimiterLike) {}
 
-  /** The default store; rate-limiter-flexible is an optional peer, loaded only when a budget is set. */
-  static inMemory(points: number, durationSeconds: number): RateLimit {
+  /**
+   * The default store; rate-limiter-flexible is an optional peer, loaded only when a budget
+   * is set. `option` names the setting that asks for it, in the error when it is missing.
+   */
+  static inMemory({ points, durationSeconds }: RateBudget, option = '/rateLimit'): RateLimit {
     const { RateLimiterMemory } = loadOptionalPackage<typeof import('rate-limiter-flexible')>(
       import.meta.url,
       'rate-limiter-flexible',
-      'core option /rateLimit is set',
+      `core option ${option} is set`,
     );
     return new RateLimit(new RateLimiterMemory({ points, duration: durationSeconds }));
   }
@@ -46,11 +61,6 @@ export class RateLimit {
       }
       throw rejection;
     }
-  }
-
-  /** What a message costs: one point per call, so a batch cannot buy many calls for one. */
-  static pointsFor(body: unknown): number {
-    return Array.isArray(body) ? Math.max(1, body.length) : 1;
   }
 
   /**

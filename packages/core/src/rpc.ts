@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { Admission, refusalData, type Refusal } from './admission.js';
-import { ApiKeys } from './api-keys.js';
+import { Admission, refusalData, type KeyCharge, type Refusal } from './admission.js';
+import { ApiKeys, type KeyAccount } from './api-keys.js';
 import type { CallScope } from './call.js';
 import { CallLog } from './call-log.js';
 import type { CallOrigin } from './call-context.js';
@@ -26,7 +26,8 @@ import type { Guard } from './guard.js';
 import { defineMethod, type AnyMethodDefinition } from './method.js';
 import { resolvePlugins, type OwnedError } from './plugin-graph.js';
 import type { Plugin } from './plugin.js';
-import { RateLimit, type RateLimiterLike } from './rate-limit.js';
+import { PerMethod } from './per-method.js';
+import { RateLimit, type RateBudget, type RateLimiterFactory, type RateLimiterLike } from './rate-limit.js';
 import { RawJson } from './raw-json.js';
 import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './client-address.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
@@ -53,8 +54,14 @@ export interface RpcOptions<C = undefined> extends CoreOptions {
    */
   readonly context?: ContextFunction<C>;
   readonly logger?: Logger;
-  /** A rate-limiter-flexible limiter to use instead of the in-memory one (e.g. RateLimiterRedis). */
+  /** A rate-limiter-flexible limiter for the client addresses' budget instead of the in-memory one (e.g. RateLimiterRedis). */
   readonly rateLimiter?: RateLimiterLike;
+  /**
+   * Makes the store of each budget, the addresses' (unless `rateLimiter` is given) and each
+   * API key's own, instead of the in-memory one: e.g. a RateLimiterRedis, so that several
+   * instances count one budget. Default: rate-limiter-flexible's memory store.
+   */
+  readonly rateLimiterFor?: RateLimiterFactory;
 }
 
 /**
@@ -67,6 +74,8 @@ export class Rpc<C = undefined> {
   private readonly plugins: Plugin[];
   private readonly methodList: AnyMethodDefinition[];
   private readonly errorList: OwnedError[];
+  /** The operator's costs and switches per method. */
+  private readonly perMethod: PerMethod;
   private readonly dispatcher: Dispatcher;
   private readonly http: HttpHandler;
   /** The access rules every transport applies, from the one set of options. */
@@ -84,7 +93,7 @@ export class Rpc<C = undefined> {
   readonly context: ContextFunction<C> | undefined;
 
   constructor(options: RpcOptions<C> = {}) {
-    const { plugins = [], methods = [], logger, rateLimiter, context, ...json } = options;
+    const { plugins = [], methods = [], logger, rateLimiter, rateLimiterFor, context, ...json } = options;
     this.context = context;
     this.options = validateOptions<CoreOptionsResolved>(
       coreOptionsSchema,
@@ -101,19 +110,11 @@ export class Rpc<C = undefined> {
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
     const { limits, rateLimit } = this.options;
+    this.perMethod = PerMethod.forService(this.options.perMethod, this.methodNames);
     const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
     for (const warning of trust.warnings) this.logger.warn(warning);
     const clientAddress = clientAddressOf(trust.trust);
-    const admission = new Admission(
-      clientAddress,
-      rateLimiter
-        ? new RateLimit(rateLimiter)
-        : rateLimit
-          ? RateLimit.inMemory(rateLimit.points, rateLimit.durationSeconds)
-          : undefined,
-      new ApiKeys(this.options.apiKeys),
-      this.logger,
-    );
+    const admission = this.admissionOf(clientAddress, rateLimiter, rateLimiterFor);
     this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
     const pluginGuards = pluginGuardsByMethod(this.plugins);
     this.dispatcher = new Dispatcher(this.methodList, {
@@ -123,6 +124,7 @@ export class Rpc<C = undefined> {
       callLog: new CallLog(this.options.callLog),
       admission,
       pluginGuardOf: (name) => pluginGuards.get(name),
+      perMethod: this.perMethod,
     });
     this.http = new HttpHandler(
       this.dispatcher,
@@ -136,6 +138,24 @@ export class Rpc<C = undefined> {
       perClient: maxSubscriptionsPerClient,
       total: maxSubscriptions,
     });
+  }
+
+  /** The one admission step: the addresses' budget, each API key's own, and what each method costs. */
+  private admissionOf(
+    clientAddress: ClientAddressOf,
+    rateLimiter: RateLimiterLike | undefined,
+    rateLimiterFor: RateLimiterFactory | undefined,
+  ): Admission {
+    const { rateLimit, apiKeys } = this.options;
+    const budget = (b: RateBudget, keyPrefix: string, option: string): RateLimit =>
+      rateLimiterFor ? new RateLimit(rateLimiterFor(b, keyPrefix)) : RateLimit.inMemory(b, option);
+    const addresses = rateLimiter
+      ? new RateLimit(rateLimiter)
+      : rateLimit
+        ? budget(rateLimit, 'rate', '/rateLimit')
+        : undefined;
+    const keys = new ApiKeys(apiKeys, (b) => budget(b, 'rate-key', '/apiKeys/[]/rateLimit'));
+    return new Admission(clientAddress, addresses, keys, this.perMethod, this.logger);
   }
 
   /**
@@ -262,7 +282,8 @@ export class Rpc<C = undefined> {
    * owed). The root endpoint's rules apply (strict envelope, any method). Every message
    * is admitted before it is parsed (admission.ts): after drain() its calls are refused
    * with -32053; with `scope.rateLimitKey` and rate limits configured, it costs a point of
-   * that key's budget whatever its body, a batch one per call (-32051 past it). A refused
+   * that address's budget whatever its body, then what its calls cost (perMethod; -32051
+   * past it); `scope.apiKey` with a budget of its own pays instead. A refused
    * message of notifications only gets no answer. The connection-level rules (API keys,
    * origins) are the transport's, checked once per connection (see `access`). Never rejects.
    */
@@ -278,7 +299,8 @@ export class Rpc<C = undefined> {
     };
     const { admission } = this.access;
     const client = scope.rateLimitKey;
-    const admitted = admission.admitMessage(client);
+    const key = scope.apiKey;
+    const admitted = admission.admitMessage(client, key);
     const refused = admitted instanceof Promise ? await admitted : admitted;
     const parsed = parseBody(body);
     if (refused !== undefined) {
@@ -287,7 +309,7 @@ export class Rpc<C = undefined> {
       return this.refuseEach(parsed.value, refused, callScope, parsed.exactIds);
     }
     if (!parsed.ok) return this.dispatcher.unparsable(callScope);
-    const charged = admission.chargeCalls(client, parsed.value);
+    const charged = admission.chargeCalls(client, key, parsed.value);
     const overBudget = charged instanceof Promise ? await charged : charged;
     if (overBudget !== undefined)
       return this.refuseEach(parsed.value, overBudget, callScope, parsed.exactIds);
@@ -322,11 +344,16 @@ export class Rpc<C = undefined> {
     return this.dispatcher.onCall(listener);
   }
 
+  /** Observes every charge to a named API key (its points, and whether its budget refused them): metrics per customer. */
+  onKeyCharge(listener: (charge: KeyCharge) => void): void {
+    this.access.admission.onKeyCharge(listener);
+  }
+
   /** The OpenRPC document of every served method, generated from their schemas. */
   discover(): OpenRpcDocument {
     return (this.document ??= buildOpenRpcDocument(
       this.options.info,
-      this.methodList.filter((m) => m.name !== 'rpc.discover'),
+      this.methodList.filter((m) => m.name !== 'rpc.discover' && !this.perMethod.isSwitchedOff(m.name)),
       this.errorList,
       (method) => this.plugins.find((p) => p.methods?.includes(method))?.errors ?? [],
       this.subscriptionList(),
@@ -357,8 +384,10 @@ export interface DispatchScope<C = unknown> {
   readonly signal?: AbortSignal;
   /** The connection's subscriptions, for a transport that keeps one (subscribe methods need it). */
   readonly session?: SubscriptionHost;
-  /** With rate limits configured, each call of the message costs one point of this key's budget (the client's address). */
+  /** With rate limits configured, the message's calls are charged to this budget key (the client's address). */
   readonly rateLimitKey?: string;
+  /** The API key the connection was admitted with (`rpc.access.admission.keyOf`): one with a budget of its own pays instead. */
+  readonly apiKey?: KeyAccount;
   /** The host's context of the message (`ctx.host`), made by the transport. */
   readonly context?: C;
 }

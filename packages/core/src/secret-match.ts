@@ -20,9 +20,14 @@ export class SecretMatch {
 
   /** Whether `presented` is one of the secrets (none presented: no, in the same time). */
   matches(presented: string | undefined): boolean {
+    return this.indexOf(presented) >= 0;
+  }
+
+  /** Which of the secrets `presented` is (its index), or -1; every one is compared whatever matches. */
+  indexOf(presented: string | undefined): number {
     const d = digest(presented ?? '');
-    let ok = false;
-    for (const known of this.digests) ok = timingSafeEqual(known, d) || ok;
-    return ok && presented !== undefined;
+    let found = -1;
+    for (let i = 0; i < this.digests.length; i++) if (timingSafeEqual(this.digests[i]!, d)) found = i;
+    return presented === undefined ? -1 : found;
   }
 }

@@ -86,7 +86,7 @@ function callerOf(
   log: () => PluginContext['log'] | undefined,
 ): UpstreamCaller {
   const observe = hooks.onUpstreamCall && reportUpstreamCalls(hooks.onUpstreamCall, labels, log);
-  return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe);
+  return upstreamCaller(new JsonRpcClient(), json.upstreamTimeoutMs, log, observe, (u) => labels.of(u));
 }
 
 /** The subscriptions' relay to the base chain's websocket and the ERs'. */

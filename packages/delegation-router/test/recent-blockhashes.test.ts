@@ -41,7 +41,8 @@ describe('RecentBlockhashes', () => {
   });
   beforeEach(() => (reads = 0));
 
-  const call = { signal: new AbortController().signal };
+  // A call of the service: its signal, and where it is told which upstream answered.
+  const call = { signal: new AbortController().signal, answeredBy: () => undefined };
 
   it('shares one read between the calls within maxAgeMs', async () => {
     const recent = new RecentBlockhashes(caller, 60_000);

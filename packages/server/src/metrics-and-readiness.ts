@@ -19,6 +19,7 @@ export function observeInto(
   redis: SharedRedis | undefined,
 ): void {
   rpc.onCall(metrics.observeCall);
+  rpc.onKeyCharge(metrics.observeKeyCharge);
   plugins.statuses.signatureWatch.onRound(metrics.observePollRound);
   if (redis) metrics.watchRedis(redis.link);
   const { delegation } = plugins;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
+import type { KeyAccount } from '../api-keys.js';
 import type { Rpc } from '../rpc.js';
 import type { SubscriptionSession } from '../subscriptions/session.js';
 
@@ -42,6 +43,8 @@ export class SocketConnection<C = unknown> {
     private readonly log: Logger,
     /** The host's context of the connection, made from its upgrade request. */
     private readonly host: C,
+    /** The API key the connection was admitted with: one with a budget of its own pays for its messages. */
+    private readonly apiKey: KeyAccount | undefined,
   ) {
     this.origin = { remoteAddress: req.socket.remoteAddress, headers: req.headers };
     this.session = rpc.subscriptions.session(
@@ -137,6 +140,7 @@ export class SocketConnection<C = unknown> {
         signal: this.gone.signal,
         session: opened,
         rateLimitKey: this.clientKey,
+        apiKey: this.apiKey,
         context: this.host,
       });
       if (answer !== undefined) this.send(answer);

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { refusalData, type Verdict } from '../admission.js';
+import type { KeyAccount } from '../api-keys.js';
 import { errorJson } from '../envelope.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
@@ -11,6 +12,12 @@ import { mountPrefix } from '../mount-path.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
+
+/** Who a connection's messages are charged to: its client address, or the key it was admitted with when that key has a budget of its own. */
+interface SocketClient {
+  readonly address: string;
+  readonly key: KeyAccount | undefined;
+}
 
 export interface WebSocketOptions<C = unknown> {
   /** The router's mount path: the socket is served at its root endpoint (`<path>/`). Default '/'. */
@@ -82,13 +89,15 @@ export class WebSocketTransport<C = unknown> {
     const clientKey = clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     // The upgrade is a request like any other: admitted (and charged) by the service's one step.
     const credentials = { authorization: header(req, 'authorization'), query: url.search.replace(/^\?/, '') };
-    const verdict = admission.admitRequest(clientKey, credentials);
+    const key = admission.keyOf(credentials);
+    const verdict = admission.admitRequest(clientKey, key);
     const decide = (admitted: Verdict): void => {
       if (socket.destroyed) return;
       if (admitted !== undefined) return refuse(socket, admitted.why, refusalData(admitted));
       const why = this.refusalOf(req, clientKey);
       if (why !== undefined) return refuse(socket, why);
-      if (this.context === undefined) return this.upgrade(req, socket, head, clientKey, undefined as C);
+      const client = { address: clientKey, key };
+      if (this.context === undefined) return this.upgrade(req, socket, head, client, undefined as C);
       // The host's context, once per connection, from the upgrade request alone.
       const denied = (err: unknown): void => {
         if (!(err instanceof RpcError)) this.rpc.logger.error({ err }, 'websocket context failed');
@@ -101,17 +110,16 @@ export class WebSocketTransport<C = unknown> {
       } catch (err) {
         return denied(err);
       }
-      if (made instanceof Promise)
-        made.then((host) => this.upgrade(req, socket, head, clientKey, host), denied);
-      else this.upgrade(req, socket, head, clientKey, made);
+      if (made instanceof Promise) made.then((host) => this.upgrade(req, socket, head, client, host), denied);
+      else this.upgrade(req, socket, head, client, made);
     };
     if (verdict instanceof Promise) verdict.then(decide).catch(() => socket.destroy());
     else decide(verdict);
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, clientKey: string, host: C): void {
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: SocketClient, host: C): void {
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, clientKey, host));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, client, host));
   }
 
   /**
@@ -166,7 +174,12 @@ export class WebSocketTransport<C = unknown> {
     return undefined;
   }
 
-  private open(ws: WebSocket, req: IncomingMessage, clientKey: string, host: C): void {
+  private open(
+    ws: WebSocket,
+    req: IncomingMessage,
+    { address: clientKey, key }: SocketClient,
+    host: C,
+  ): void {
     const id = randomUUID();
     const log = this.rpc.logger;
     const connection = new SocketConnection(
@@ -178,6 +191,7 @@ export class WebSocketTransport<C = unknown> {
       this.rpc.options.websocket,
       log,
       host,
+      key,
     );
     this.connections.add(connection);
     this.perClient.set(clientKey, (this.perClient.get(clientKey) ?? 0) + 1);

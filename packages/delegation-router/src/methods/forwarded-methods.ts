@@ -6,6 +6,7 @@ import {
   RawJson,
   RpcError,
   type AnyMethodDefinition,
+  type CallContext,
   type MethodDefinition,
   type Schema,
 } from '@rollup-router/core';
@@ -157,15 +158,21 @@ function getTransactionMethod({
     params: keyThen('Signature', 128),
     handler: async (params, ctx) => {
       const call = { signal: ctx.signal, maxReplyBytes: caps.large };
+      // Several may be asked: the call names the one whose answer it returns.
+      const answer = (upstream: Upstream, found: RawJson): RawJson => {
+        ctx.answeredBy(caller.labelOf(upstream));
+        return found;
+      };
       const sentTo = sent.of(params[0]);
       if (sentTo !== undefined && sentTo !== base) {
         const found = await caller.forward(sentTo, 'getTransaction', params, call);
-        if (found.value !== null) return found;
+        if (found.value !== null) return answer(sentTo, found);
       }
       const fromBase = await caller.forward(base, 'getTransaction', params, call);
-      if (fromBase.value !== null) return fromBase;
+      if (fromBase.value !== null) return answer(base, fromBase);
       const ers = routing.ers.vetted().filter((er) => er.name !== sentTo?.name);
-      return (await firstKnown(caller, ers, params, call)) ?? fromBase;
+      const known = await firstKnown(caller, ers, params, call);
+      return known === undefined ? answer(base, fromBase) : answer(known.upstream, known.found);
     },
   });
 }
@@ -174,7 +181,7 @@ function getTransactionMethod({
  * getMultipleAccounts: each account asked of the chain that holds it, the answers merged
  * in request order from the texts the chains wrote (a u64 survives). ER slots count on
  * clocks of their own: the merged context is the base chain's when it answered a part,
- * else that of the ER that holds the first account.
+ * else that of the ER that holds the first account. The call names every chain that answered.
  */
 function getMultipleAccountsMethod(
   parts: ForwardingParts,
@@ -200,13 +207,10 @@ function getMultipleAccountsMethod(
           upstream,
           'getMultipleAccounts',
           config === undefined ? [accounts] : [accounts, config],
-          {
-            signal: ctx.signal,
-            maxReplyBytes: caps.accounts,
-          },
+          { signal: ctx.signal, maxReplyBytes: caps.accounts, answering: ctx },
         );
       }
-      return merged(parts, [...groups.values()], accounts, config, ctx.signal);
+      return merged(parts, [...groups.values()], accounts, config, ctx);
     },
   });
 }
@@ -217,7 +221,7 @@ async function merged(
   groups: readonly { upstream: Upstream; at: number[] }[],
   accounts: readonly string[],
   config: GetMultipleAccountsParams[1],
-  signal: AbortSignal,
+  ctx: CallContext,
 ): Promise<RawJson> {
   const texts: string[] = new Array<string>(accounts.length).fill('null');
   const values: unknown[] = new Array<unknown>(accounts.length).fill(null);
@@ -229,7 +233,7 @@ async function merged(
         upstream,
         'getMultipleAccounts',
         config === undefined ? [keys] : [keys, config],
-        { signal, maxReplyBytes: caps.accounts },
+        { signal: ctx.signal, maxReplyBytes: caps.accounts, answering: ctx },
       );
       const value = (answer.value as { value?: unknown } | null)?.value;
       const valueText = memberText(answer.json, 'value');
@@ -253,18 +257,18 @@ async function merged(
   });
 }
 
-/** The first non-null answer of `ers` to getTransaction, asked all at once; undefined when none has one. */
+/** The first non-null answer of `ers` to getTransaction and who gave it, asked all at once; undefined when none has one. */
 async function firstKnown(
   caller: UpstreamCaller,
   ers: readonly Upstream[],
   params: readonly unknown[],
   call: { readonly signal: AbortSignal; readonly maxReplyBytes: number },
-): Promise<RawJson | undefined> {
+): Promise<{ upstream: Upstream; found: RawJson } | undefined> {
   if (ers.length === 0) return undefined;
-  const known = ers.map((er) =>
-    caller.forward(er, 'getTransaction', params, call).then((found) => {
+  const known = ers.map((upstream) =>
+    caller.forward(upstream, 'getTransaction', params, call).then((found) => {
       if (found.value === null) throw new Error('not known');
-      return found;
+      return { upstream, found };
     }),
   );
   return Promise.any(known).catch(() => undefined);

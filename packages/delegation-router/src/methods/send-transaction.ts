@@ -53,7 +53,7 @@ export function sendTransactionMethod(
       'Legacy and v0 transactions; the writable accounts are the static ones plus those of v0 lookup tables (read from the base chain). Accounts delegated to different ERs are refused (-32072).',
     params: sendTransactionParamsSchema,
     result: { type: 'string' },
-    handler: async (params) => {
+    handler: async (params, ctx) => {
       const [wire, config] = params;
       const decoded = decodeWireTransaction(wire, config?.encoding ?? 'base58');
       if (!decoded.ok) throw RpcError.from(DelegationError.INVALID_TRANSACTION, { reason: decoded.reason });
@@ -62,7 +62,7 @@ export function sendTransactionMethod(
       // Not the call's signal: a transaction handed to an upstream may land, so it is followed
       // to its answer (the upstream timeout bounds it) and tracked, even when its client left
       // or the call's deadline passed: its status is then asked of the upstream that took it.
-      const signature = await caller.call<unknown>(target, 'sendTransaction', params);
+      const signature = await caller.call<unknown>(target, 'sendTransaction', params, { answering: ctx });
       if (signature !== tx.signature) {
         throw caller.badReply(
           target,

@@ -1,3 +1,4 @@
+import type { CallContext } from '@rollup-router/core';
 import type { BlockhashForAccountsResult } from '../generated/schemas.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 import type { Upstream } from './upstream.js';
@@ -25,8 +26,23 @@ export class RecentBlockhashes {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** `call.signal` is read only for a read of its own: a call's signal is made on first use. */
-  of(upstream: Upstream, call: { readonly signal: AbortSignal }): Promise<BlockhashForAccountsResult> {
+  /**
+   * `call.signal` is read only for a read of its own: a call's signal is made on first use.
+   * The call is told that `upstream` answered it, a shared read's answer included.
+   */
+  async of(
+    upstream: Upstream,
+    call: Pick<CallContext, 'signal' | 'answeredBy'>,
+  ): Promise<BlockhashForAccountsResult> {
+    const latest = await this.latest(upstream, call);
+    call.answeredBy(this.caller.labelOf(upstream));
+    return latest;
+  }
+
+  private latest(
+    upstream: Upstream,
+    call: { readonly signal: AbortSignal },
+  ): Promise<BlockhashForAccountsResult> {
     // Not shared: a caller's signal ends only its own read.
     if (this.maxAgeMs === 0) return this.read(upstream, call.signal);
     const now = performance.now();

@@ -6,7 +6,7 @@ import type { ServerConfig } from '../config/server-config.js';
 export function redactConfig(config: ServerConfig): unknown {
   return {
     ...config,
-    apiKeys: config.apiKeys.map(() => '[redacted]'),
+    apiKeys: config.apiKeys.map((k) => (typeof k === 'string' ? '[redacted]' : { ...k, key: '[redacted]' })),
     metrics: config.metrics.token === undefined ? config.metrics : { ...config.metrics, token: '[redacted]' },
     statuses: {
       ...config.statuses,

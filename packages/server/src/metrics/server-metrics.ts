@@ -1,4 +1,4 @@
-import type { CallEvent } from '@rollup-router/core';
+import type { CallEvent, KeyCharge } from '@rollup-router/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DeferredCounts } from './deferred-counts.js';
 import { DeferredObservations } from './deferred-observations.js';
@@ -84,6 +84,21 @@ export class ServerMetrics {
   private readonly callSeconds: Histogram<'method' | 'outcome'>;
   private readonly responses: Counter<'status'>;
   private readonly upstreamCalls: Counter<'upstream' | 'outcome'>;
+  /** Calls answered per method and upstream, keyed `method\0upstream`. */
+  private readonly answered = new DeferredCounts<string, 'method' | 'upstream'>((key) => {
+    const at = key.indexOf('\0');
+    return { method: key.slice(0, at), upstream: key.slice(at + 1) };
+  });
+  private readonly keyPoints = this.counter(
+    'api_key_points_total',
+    "Rate-limit points charged to each named API key (apiKeys[].name; never the key), to its own budget or, without one, to its client address's: what the customer's calls cost (perMethod).",
+    ['key'],
+  );
+  private readonly keyRefusals = this.counter(
+    'api_key_refusals_total',
+    'Requests and WebSocket messages of each named API key refused because its budget was spent (HTTP 429, -32051 over WebSocket).',
+    ['key'],
+  );
   private readonly upstreamFailures: Counter<'upstream' | 'outcome'>;
   private readonly upstreamSeconds: Histogram<'upstream'>;
   private readonly lookups: Counter<'layer'>;
@@ -122,6 +137,7 @@ export class ServerMetrics {
       'HTTP requests to upstream Solana nodes, by upstream label and outcome: base-chain; er:<identity> for an ER of delegation.identity.allow or pin, er:other for the others; a statuses upstream by statuses.upstreams[].name, else its URL without path or query, numbered when two share one.',
       ['upstream', 'outcome'],
     );
+    this.provenanceCounter();
     this.upstreamFailures = this.counter(
       'upstream_failures_total',
       'Upstream requests that failed (timeout, unreachable, bad_response, rpc_error, aborted).',
@@ -287,9 +303,29 @@ export class ServerMetrics {
     this.series ??= new Map(
       [...this.methodNames(), 'other'].map((m) => [m, methodSeries(m, this.callSeconds)]),
     );
-    const series = this.series.get(e.method) ?? this.series.get('other')!;
+    const known = this.series.get(e.method);
+    const series = known ?? this.series.get('other')!;
     series.codes.add(e.code);
     (e.code === 0 ? series.ok : series.error).observe(e.durationMs / 1000);
+    if (e.upstreams !== undefined) {
+      const method = known === undefined ? 'other' : e.method;
+      for (const upstream of e.upstreams) this.answered.add(`${method}\0${upstream}`);
+    }
+  };
+
+  /** Provenance: the upstreams of calls answered from one, kept by observeCall. */
+  private provenanceCounter(): void {
+    this.counter(
+      'calls_by_upstream_total',
+      "Calls answered from an upstream (provenance: the call's log line names it too), by method and the label of each upstream that answered: base-chain, er:<identity> of an ER of delegation.identity.allow or pin, er:other for the others. A call answered from several upstreams (a merged getMultipleAccounts) counts once for each.",
+      ['method', 'upstream'],
+      (c) => this.answered.flushInto(c),
+    );
+  }
+
+  readonly observeKeyCharge = (charge: KeyCharge): void => {
+    this.keyPoints.inc({ key: charge.key }, charge.points);
+    if (charge.refused) this.keyRefusals.inc({ key: charge.key });
   };
 
   readonly observeResponse = (status: number): void => {

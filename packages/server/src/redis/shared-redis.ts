@@ -5,17 +5,18 @@ import {
   type RedisClientLike,
   type RedisConnectOptions,
 } from '@rollup-router/signature-statuses';
+import type { RateBudget } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ConfigError } from '../config/config-error.js';
-import type { ServerConfig } from '../config/server-config.js';
 
 /** Where the Redis URL can come from, for the error that names it. */
 const URL_KEY = '/redis/url (or ROLLUP_ROUTER_REDIS_URL)';
 
 /**
  * The server's one connection to the shared Redis: handed to the statuses plugin (shared
- * statuses and affinity) and to the rate limiter (one budget per client across instances).
+ * statuses and affinity) and to the rate limiter (one budget per client address and per API
+ * key across instances).
  */
 export class SharedRedis {
   private constructor(
@@ -42,17 +43,18 @@ export class SharedRedis {
   }
 
   /**
-   * rate-limiter-flexible's Redis limiter (atomic, so racing calls on every instance share
-   * the budget exactly), insured by a per-instance memory limiter with the same budget,
-   * used whenever Redis is not connected or a command fails or times out.
+   * The store of one budget (core's rateLimiterFor): rate-limiter-flexible's Redis limiter
+   * (atomic, so racing calls on every instance share the budget exactly), insured by a
+   * per-instance memory limiter with the same budget, used whenever Redis is not connected
+   * or a command fails or times out. Redis only counts: budgets and keys come from config,
+   * and an API key is counted under its name, never the key.
    */
-  rateLimiter(rateLimit: ServerConfig['rateLimit']): RateLimiterAbstract | undefined {
-    if (rateLimit === false) return undefined;
-    const budget = { points: rateLimit.points, duration: rateLimit.durationSeconds };
+  rateLimiter({ points, durationSeconds }: RateBudget, keyPrefix: string): RateLimiterAbstract {
+    const budget = { points, duration: durationSeconds };
     return new RateLimiterRedis({
       ...budget,
       storeClient: this.client,
-      keyPrefix: 'rate',
+      keyPrefix,
       rejectIfRedisNotReady: true,
       insuranceLimiter: new RateLimiterMemory(budget),
     });
