@@ -1,5 +1,5 @@
 // One test per row of the wire contract's envelope, HTTP and error tables
-// (/shared/spec/wire-contract.md), on both endpoint styles and through both adapters.
+// (docs/wire-contract.md), on both endpoint styles and through both adapters.
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import express from 'express';
@@ -113,6 +113,22 @@ for (const adapter of adapters) {
         expect(body.error.code).to.equal(-32600);
         expect(body.error.data).to.include('withErrorNull').and.include('noErrorKey');
         expect(body.id).to.equal(1);
+      });
+      it('path-style: the body is a whole request, whose method the path does not stand in for', async () => {
+        const r = await post(`${server.url}/noErrorKey`, '{"jsonrpc":"2.0","id":1}');
+        expect(JSON.parse(r.text).error).to.deep.include({
+          code: -32600,
+          data: { path: '/method', rule: 'required', message: "must have required property 'method'" },
+        });
+      });
+      it("path-style: a batch of the path's method is answered as on the root", async () => {
+        const r = await post(
+          `${server.url}/noErrorKey`,
+          '[{"jsonrpc":"2.0","id":1,"method":"noErrorKey"},{"jsonrpc":"2.0","id":"b","method":"noErrorKey"}]',
+        );
+        expect(r.text).to.equal(
+          '[{"jsonrpc":"2.0","result":[1,2],"id":1},{"jsonrpc":"2.0","result":[1,2],"id":"b"}]',
+        );
       });
       it('a path that names no method is not an RPC endpoint', async () => {
         const r = await post(

@@ -1,7 +1,7 @@
 // Property-based fuzzing of the HTTP + JSON-RPC surface of the core, over a real node:http server.
 //
 // Every body the fuzzers send is judged by an independent model of the wire contract
-// (spec/wire-contract.md of the shared folder, ../shared): which HTTP status, how many response objects, which ids
+// (docs/wire-contract.md): which HTTP status, how many response objects, which ids
 // and which outcome (result or error code) each call must get. The model reads the body with
 // JSON.parse exactly as the server receives it, so it never needs the server's own code.
 import { expect } from 'chai';

@@ -30,7 +30,7 @@ export const DelegationError = defineErrors({
     code: -32073,
     message: 'No ER node available',
     meaning:
-      'getIdentity: the route table lists no available ER (or none the allow-list or pin accepts); delegating to the base chain identity instead would strand the accounts',
+      'getIdentity: the route table lists no available ER (or none the allow-list or pin accepts); delegating to the base chain identity instead would strand the accounts. data.reason is all_refused when every node was refused (an http:// registry record without routes.allowInsecure, a node outside delegation.identity.allow), with data.refused counting them by reason and the message ending with those counts, else none_available',
   },
   INVALID_TRANSACTION: {
     code: -32074,

@@ -52,15 +52,24 @@ describe('getIdentity', () => {
     });
   });
 
-  it('is -32073 with no ER available (never the base chain)', async () => {
+  it('is -32073 with no ER available (never the base chain), none_available with none listed', async () => {
     expect(await identityWith([])).to.deep.include({
-      error: { code: -32603, message: 'No ER node available', data: { code: -32073 } },
+      error: {
+        code: -32603,
+        message: 'No ER node available',
+        data: { code: -32073, reason: 'none_available', refused: {} },
+      },
     });
-    await served?.close();
+  });
+
+  it('is -32073 all_refused, counted by reason, when the allow-list leaves every node out', async () => {
     const a = routeEntry();
-    expect(await identityWith([a], { allow: [newIdentity()] })).to.have.nested.property(
-      'error.data.code',
-      -32073,
-    );
+    expect(await identityWith([a], { allow: [newIdentity()] })).to.deep.include({
+      error: {
+        code: -32603,
+        message: 'No ER node available: every node was refused (1: not in delegation.identity.allow)',
+        data: { code: -32073, reason: 'all_refused', refused: { 'not in delegation.identity.allow': 1 } },
+      },
+    });
   });
 });

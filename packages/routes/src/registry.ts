@@ -85,6 +85,7 @@ export class RouteRegistry {
   private readonly health: HealthChecker | undefined;
   /** What the chain's nodes are called through, unless chain.allowPrivateAddresses. */
   private readonly chainGuard: AddressGuard | undefined;
+  private readonly chain: ChainRouteSource | undefined;
   private statuses = new Map<string, NodeStatus>();
   /** Identities a later source repeats (the chain's records of nodes the operator lists). */
   private shadowed = new Set<string>();
@@ -129,7 +130,8 @@ export class RouteRegistry {
         records: (report: ChainRecordsReport) =>
           emitGuarded(this.chainRecordsListeners, report, this.log, 'route registry chain records listener'),
       };
-      this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], fromChain: true });
+      this.chain = new ChainRouteSource(settings, hooks);
+      this.sources.push({ source: this.chain, entries: [], fromChain: true });
     }
     const health = this.options.health;
     this.health = health?.enabled
@@ -201,6 +203,15 @@ export class RouteRegistry {
   /** Every registered node with its health, available or not. */
   nodes(): NodeStatus[] {
     return [...this.statuses.values()];
+  }
+
+  /**
+   * Registry records not listed, counted by reason: the chain's records that fail the
+   * route-entry schema (an http:// node without allowInsecure, say). A bad file or inline
+   * list fails as a whole instead, so it has none here.
+   */
+  refused(): Record<string, number> {
+    return this.chain?.refused() ?? {};
   }
 
   /** Round trip of the node's last successful probe, in milliseconds. */

@@ -2,7 +2,7 @@ import { defineMethod, RpcError, type MethodDefinition } from '@rollup-router/co
 import { noParamsSchema } from '@rollup-router/core/internal';
 import { DelegationError } from '../errors.js';
 import { getIdentityResultSchema, type GetIdentityResult } from '../generated/schemas.js';
-import type { ErDirectory } from '../upstream/er-directory.js';
+import type { ErDirectory, NoErReason } from '../upstream/er-directory.js';
 
 /**
  * getIdentity: the ER this router recommends delegating to. With none available it is
@@ -14,13 +14,24 @@ export function getIdentityMethod(ers: ErDirectory): MethodDefinition<unknown, G
     name: 'getIdentity',
     summary: 'Returns the closest available ER: its identity and its URL.',
     description:
-      'The pinned ER while it is available; otherwise the available ER of the route table (among the allowed ones) whose health probe answered fastest. -32073 when there is none.',
+      'The pinned ER while it is available; otherwise the available ER of the route table (among the allowed ones) whose health probe answered fastest. -32073 when there is none, data.reason saying whether every node was refused (all_refused, counted by reason in data.refused) or none is available (none_available).',
     params: noParamsSchema,
     result: getIdentityResultSchema,
     handler: () => {
       const er = ers.closest();
-      if (!er) throw RpcError.from(DelegationError.NO_ER_AVAILABLE);
+      if (!er) throw noErError(ers.whyNone());
       return { identity: er.identity!, fqdn: er.url };
     },
   });
+}
+
+/**
+ * -32073 with its reason in data, and in the message too when every node was refused:
+ * @solana/kit keeps only the message of a -32603, which is how this code reaches it.
+ */
+function noErError(why: NoErReason): RpcError {
+  const { code, message } = DelegationError.NO_ER_AVAILABLE;
+  if (why.reason !== 'all_refused') return new RpcError(code, message, why);
+  const counts = Object.entries(why.refused).map(([reason, n]) => `${n}: ${reason}`);
+  return new RpcError(code, `${message}: every node was refused (${counts.join('; ')})`, why);
 }

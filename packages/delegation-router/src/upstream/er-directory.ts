@@ -16,7 +16,22 @@ export interface RouteNode {
 /** The route table the ERs come from: the routes plugin's RouteRegistry fits, as would an embedder's own. */
 export interface RouteTable {
   nodes(): readonly RouteNode[];
+  /** Optional: records the table could not list, counted by reason (the routes plugin's chain records). */
+  refused?(): Readonly<Record<string, number>>;
 }
+
+/**
+ * Why there is no ER to recommend (getIdentity's -32073 data): every node the table
+ * could have offered was refused (counted by reason in `refused`), or some are listed
+ * and accepted but none is available (or none is listed at all).
+ */
+export interface NoErReason {
+  readonly reason: 'none_available' | 'all_refused';
+  readonly refused: Readonly<Record<string, number>>;
+}
+
+/** The reason an available node that the allow-list leaves out is counted under. */
+export const NOT_ALLOWED = 'not in delegation.identity.allow';
 
 export interface IdentityChoice {
   readonly pin?: string;
@@ -94,6 +109,19 @@ export class ErDirectory {
       if (best === undefined || faster(node.lastLatencyMs, best.lastLatencyMs)) best = node;
     }
     return best && this.upstreamOf(best);
+  }
+
+  /** Why `closest()` has none: what the route table and the allow-list refused, by reason. */
+  whyNone(): NoErReason {
+    const nodes = this.registry.nodes();
+    const refused: Record<string, number> = { ...this.registry.refused?.() };
+    let accepted = 0;
+    for (const node of nodes) {
+      if (this.allow === undefined || this.allow.has(node.entry.identity)) accepted++;
+      else refused[NOT_ALLOWED] = (refused[NOT_ALLOWED] ?? 0) + 1;
+    }
+    const refusedAny = Object.keys(refused).length > 0;
+    return { reason: accepted === 0 && refusedAny ? 'all_refused' : 'none_available', refused };
   }
 
   private isVetted(node: RouteNode): boolean {

@@ -152,6 +152,11 @@ export class ChainRouteSource implements RouteSource {
     };
   }
 
+  /** How many records followed are not listed, by reason (an http:// node without allowInsecure, say). */
+  refused(): Record<string, number> {
+    return countByReason(this.skipped.values());
+  }
+
   readiness(): SourceReadiness {
     if (this.everRead) return { ready: true };
     const why = this.lastError === undefined ? 'reading it' : this.lastError;
@@ -236,12 +241,28 @@ export class ChainRouteSource implements RouteSource {
     const wasRead = this.everRead;
     this.everRead = true;
     this.lastError = undefined;
-    if (!wasRead)
-      this.hooks.log()?.info({ source: this.name, records: accounts.length }, 'chain registry read');
+    if (!wasRead) this.sayFirstRead(accounts.length);
     this.settleFirstAttempt();
     this.publish();
     for (const a of this.table.liveAddresses()) this.follow(a);
     for (const a of this.followed) if (!this.table.isLive(a)) this.unfollow(a);
+  }
+
+  /**
+   * The first read in one line, with the records it could not list counted by reason:
+   * each was warned about on its own, and this line says at once why none may be served.
+   */
+  private sayFirstRead(records: number): void {
+    const refused = this.refused();
+    const count = Object.values(refused).reduce((sum, n) => sum + n, 0);
+    const log = this.hooks.log();
+    if (count === 0) return void log?.info({ source: this.name, records }, 'chain registry read');
+    log?.warn(
+      { source: this.name, records, refused },
+      `chain registry read: ${count} of ${records} records refused (${Object.entries(refused)
+        .map(([reason, n]) => `${n}: ${reason}`)
+        .join('; ')})`,
+    );
   }
 
   /** One account's new state, from a notification or a read. */
@@ -423,6 +444,12 @@ export class ChainRouteSource implements RouteSource {
     this.changed?.();
   }
 }
+
+const countByReason = (reasons: Iterable<string>): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const reason of reasons) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
+};
 
 /** An error's message for logs and the public /ready: the reader's errors show URLs redacted only. */
 const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));
