@@ -6,7 +6,7 @@ import {
   type PluginContext,
   type Schema,
 } from '@rollup-router/core';
-import { deriveWsUrl, inSchemaOrder } from '@rollup-router/core/internal';
+import { inSchemaOrder } from '@rollup-router/core/internal';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
   routeEntrySchema,
@@ -122,14 +122,13 @@ export class RouteRegistry {
         ? new AddressGuard({ allowedBy: 'routes.chain.allowPrivateAddresses' })
         : undefined;
     if (chain) {
-      const settings = { ...chain, wsUrl: chain.wsUrl ?? deriveWsUrl(chain.url) };
       const hooks = {
         entryIssues: (e: RouteEntry) => this.listCheck.entryIssues(e),
         log: () => this.log,
         records: (report: ChainRecordsReport) =>
           emitGuarded(this.chainRecordsListeners, report, this.log, 'route registry chain records listener'),
       };
-      this.sources.push({ source: new ChainRouteSource(settings, hooks), entries: [], fromChain: true });
+      this.sources.push({ source: new ChainRouteSource(chain, hooks), entries: [], fromChain: true });
     }
     const health = this.options.health;
     this.health = health?.enabled
