@@ -1,10 +1,14 @@
 // Several base-chain providers, through the built server: validator A behind two loopback
 // proxies, `alpha` (preferred) that a test makes fail, lag and recover, and `beta` that only
 // counts. Reads keep working through the healthy one; /ready and /metrics show the one out;
-// a write refused before any body goes to the next provider once; reads are hedged, writes never.
+// a write refused before any body goes to the next provider once, and counts as sent when the
+// next says the chain already has it; reads are hedged, writes never.
+import { createSolanaRpc } from '@solana/kit';
 import { expect } from 'chai';
 import { ChainProxy } from '@rollup-router/test-support/chain-proxy';
 import { VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
+import { CHAIN_URL, confirmed, fundedIdentity } from '@rollup-router/test-support/mdp';
+import { signedTransfer } from '@rollup-router/test-support/signed-transfer';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
@@ -139,6 +143,21 @@ describe('delegation router: several base-chain providers', function () {
     expect(beta.httpCount('requestAirdrop') - betaBefore).to.equal(1);
   });
 
+  it('a transfer the first provider landed before its 503, sent again to the next, answers its signature ("already processed")', async () => {
+    await untilHealthy('alpha');
+    const { wire, signature } = await signedTransfer(await fundedIdentity());
+    // What a gateway that answers 503 after its node took the transaction leaves behind.
+    await createSolanaRpc(CHAIN_URL).sendTransaction(wire, { encoding: 'base64' }).send();
+    await confirmed(signature);
+    alpha.failHttp = (c) => (c.method === 'sendTransaction' ? { status: 503 } : undefined);
+    const [alphaBefore, betaBefore] = [alpha.httpCount('sendTransaction'), beta.httpCount('sendTransaction')];
+    // Preflight on: A answers the second send "This transaction has already been processed".
+    const answer = await call(server, 'sendTransaction', [wire, { encoding: 'base64' }]);
+    expect(answer.json, answer.text).to.deep.equal({ jsonrpc: '2.0', id: 1, result: signature });
+    expect(alpha.httpCount('sendTransaction') - alphaBefore).to.equal(1);
+    expect(beta.httpCount('sendTransaction') - betaBefore).to.equal(1);
+  });
+
   it('a read not answered after hedgeAfterMs is asked of the next provider too, and its answer wins', async () => {
     await untilHealthy('alpha');
     let release!: () => void;
@@ -172,6 +191,25 @@ describe('delegation router: several base-chain providers', function () {
     const answer = await airdrop;
     expect(answer.json.result, answer.text).to.be.a('string');
     expect(beta.httpCount('requestAirdrop')).to.equal(betaAirdrops);
+  });
+
+  it('never hedges a sendTransaction: held past hedgeAfterMs, it waits for the provider that has it', async () => {
+    await untilHealthy('alpha');
+    const { wire, signature } = await signedTransfer(await fundedIdentity());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    alpha.holdHttp = (c) => (c.method === 'sendTransaction' ? held : undefined);
+    const betaBefore = beta.httpCount('sendTransaction');
+    const sent = call(server, 'sendTransaction', [wire, { encoding: 'base64' }]);
+    await waitFor(() => alpha.httpCalls.some((c) => c.first === wire), 'alpha has the transaction');
+    // A read sent after it is hedged (its own hedgeAfterMs passes): the send has been held past it too.
+    alpha.holdHttp = (c) => (c.method === 'sendTransaction' || c.method === 'getBalance' ? held : undefined);
+    const read = await call(server, 'getBalance', [newIdentity()]);
+    expect(read.json.result, read.text).to.have.property('value', 0);
+    release();
+    const answer = await sent;
+    expect(answer.json, answer.text).to.deep.equal({ jsonrpc: '2.0', id: 1, result: signature });
+    expect(beta.httpCount('sendTransaction')).to.equal(betaBefore);
   });
 
   it('the single-URL form is unchanged: one provider, named base-chain, no provider check in /ready', async () => {

@@ -4,13 +4,7 @@
 // delegated path, the base-chain stand-in (records of delegation) with validator B as the
 // ER. Real transfers, real sockets, nothing of ours mocked.
 import { expect } from 'chai';
-import {
-  Connection,
-  Keypair,
-  PublicKey,
-  SystemProgram,
-  Transaction,
-} from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import type { RunningServer } from '@rollup-router/server';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';

@@ -86,6 +86,23 @@ describe('rollup-router CLI: arguments and config checking', function () {
     });
   });
 
+  it("check-config shows providers' URLs redacted and their headers' values hidden, in routes.chain and delegation.baseChain", async () => {
+    const provider = (name: string) => ({
+      name,
+      url: `https://reader:pw-in-url@${name}.example.invalid/path-key`,
+      wsUrl: `wss://reader:pw-in-ws-url@${name}.example.invalid/path-key`,
+      headers: { 'x-api-key': 'header-key-value' },
+    });
+    const file = writeJson(join(tmp.dir, 'providers.json'), {
+      routes: { chain: { providers: [provider('alpha')] } },
+      delegation: { baseChain: { providers: [provider('beta')] } },
+    });
+    const r = await runCli(['check-config', file]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).not.to.match(/pw-in|path-key|header-key-value/);
+    expect(r.stdout).to.include('alpha').and.to.include('beta');
+  });
+
   it('check-config reads YAML', async () => {
     const file = join(tmp.dir, 'config.yaml');
     writeFileSync(file, 'port: 9001\nstatuses:\n  upstreams:\n    - url: http://127.0.0.1:17799\n');

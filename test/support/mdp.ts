@@ -55,7 +55,8 @@ export const recordAddress = async (identity: Address): Promise<Address> =>
     })
   )[0];
 
-async function confirmed(signature: Signature): Promise<void> {
+/** Waits until A has the transaction confirmed; throws when it failed. */
+export async function confirmed(signature: Signature): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];

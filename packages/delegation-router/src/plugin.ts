@@ -31,6 +31,7 @@ import { reportUpstreamCalls } from './upstream/call-reports.js';
 import { upstreamCaller, type UpstreamCaller } from './upstream/upstream-caller.js';
 import { UpstreamLabels } from './upstream/upstream-labels.js';
 import { baseChainOf, type BaseChain } from './upstream/base-chain.js';
+import type { Upstream } from './upstream/upstream.js';
 import { BASE_CHAIN_NAME } from './upstream/upstream.js';
 import { relayCounts, type RelayCounts } from './subscriptions/relay-counts.js';
 import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
@@ -111,6 +112,8 @@ function pubsubRelayOf(
     reconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
     handshakeTimeoutMs: json.upstreamTimeoutMs,
     subscriptionsPerSocket: json.subscriptionsPerUpstreamSocket,
+    readAccount: (upstream: Upstream) => (params: readonly [string, Record<string, unknown>]) =>
+      caller.forward(upstream, 'getAccountInfo', params),
   };
   return new PubsubRelay(routing, programs, options, log);
 }

@@ -6,7 +6,7 @@ import {
   type PluginContext,
   type Schema,
 } from '@rollup-router/core';
-import { deriveWsUrl, inSchemaOrder } from '@rollup-router/core/internal';
+import { inSchemaOrder } from '@rollup-router/core/internal';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
   routeEntrySchema,
@@ -123,14 +123,13 @@ export class RouteRegistry {
         ? new AddressGuard({ allowedBy: 'routes.chain.allowPrivateAddresses' })
         : undefined;
     if (chain) {
-      const settings = { ...chain, wsUrl: chain.wsUrl ?? deriveWsUrl(chain.url) };
       const hooks = {
         entryIssues: (e: RouteEntry) => this.listCheck.entryIssues(e),
         log: () => this.log,
         records: (report: ChainRecordsReport) =>
           emitGuarded(this.chainRecordsListeners, report, this.log, 'route registry chain records listener'),
       };
-      this.chain = new ChainRouteSource(settings, hooks);
+      this.chain = new ChainRouteSource(chain, hooks);
       this.sources.push({ source: this.chain, entries: [], fromChain: true });
     }
     const health = this.options.health;

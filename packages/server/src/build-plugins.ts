@@ -134,13 +134,27 @@ function delegationOf(
   });
 }
 
-/** The base chain the delegation router uses: its own section's, or else routes.chain's. */
+/**
+ * The base chain the delegation router uses: its own section's, or else routes.chain's, its
+ * one URL or its providers with their tuning (one list serves both).
+ */
 function baseChainOf(config: ServerConfig) {
   const chain = config.routes.chain;
-  return (
-    config.delegation.baseChain ??
-    (chain && { url: chain.url, wsUrl: chain.wsUrl, commitment: chain.commitment })
-  );
+  if (config.delegation.baseChain !== undefined || chain === undefined) return config.delegation.baseChain;
+  const { url, wsUrl, providers, commitment, maxSlotLag, probeIntervalMs, maxProbeIntervalMs, hedgeAfterMs } =
+    chain;
+  const shared = {
+    url,
+    wsUrl,
+    providers,
+    commitment,
+    maxSlotLag,
+    probeIntervalMs,
+    maxProbeIntervalMs,
+    hedgeAfterMs,
+  };
+  // The delegation router's options are checked by its schema, where a key present as undefined is not absent.
+  return Object.fromEntries(Object.entries(shared).filter(([, v]) => v !== undefined)) as typeof shared;
 }
 
 /**

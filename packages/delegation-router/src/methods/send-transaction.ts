@@ -62,7 +62,12 @@ export function sendTransactionMethod(
       // Not the call's signal: a transaction handed to an upstream may land, so it is followed
       // to its answer (the upstream timeout bounds it) and tracked, even when its client left
       // or the call's deadline passed: its status is then asked of the upstream that took it.
-      const signature = await caller.call<unknown>(target, 'sendTransaction', params, { answering: ctx });
+      // A write: never hedged, sent to another base-chain provider only when the first cannot
+      // have taken it, and "already processed" from that one is the transaction's signature.
+      const signature = await caller.call<unknown>(target, 'sendTransaction', params, {
+        write: true,
+        answering: ctx,
+      });
       if (signature !== tx.signature) {
         throw caller.badReply(
           target,

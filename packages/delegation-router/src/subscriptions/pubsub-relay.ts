@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { ProgramErLookup } from '../delegation/program-ers.js';
 import type { Routing } from '../routing.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { AccountCatchUp, type AccountRead } from './account-catch-up.js';
 import type { NotifiedShape } from './subscription-table.js';
 
 /** ERs routing may not use remembered by default, so as to warn once each. */
@@ -71,6 +72,8 @@ export interface PubsubRelayOptions extends Omit<UpstreamPoolOptions, 'fallback'
   readonly programId: string;
   /** ERs routing may not use remembered at most (each is warned of once while remembered). Default MAX_UNKNOWN_ERS. */
   readonly maxUnknownErs?: number;
+  /** getAccountInfo on an upstream: how an accountSubscribe catches up after its socket reconnects. */
+  readonly readAccount?: (upstream: Upstream) => AccountRead;
 }
 
 /**
@@ -97,6 +100,7 @@ export class PubsubRelay {
    */
   private readonly unknownErs: LRUCache<string, true>;
   private readonly stopListening: () => void;
+  private readonly catchUp = new AccountCatchUp();
   private stopped = false;
 
   constructor(
@@ -214,12 +218,56 @@ export class PubsubRelay {
 
   private acked(socket: UpstreamPool, key: string): void {
     const held = this.held.get(key);
+    if (held !== undefined) this.catchUpOn(socket, held);
     if (held === undefined || socket.name !== this.routing.baseChain.name || held.acked) return;
     held.acked = true;
     for (const client of held.clients) {
       const waiting = client.waiting;
       client.waiting = undefined;
       waiting?.acked();
+    }
+  }
+
+  /**
+   * An accountSubscribe acknowledged again after its socket reconnected: read, and notified
+   * when the account changed meanwhile (account-catch-up.ts). Other subscriptions cannot be
+   * replayed: what their upstream notified while down is lost.
+   */
+  private catchUpOn(socket: UpstreamPool, held: Held): void {
+    const read = this.accountReadOn(socket, held);
+    if (read === undefined) return;
+    this.catchUp.acked(socket.name, held.key, held.subscription.params, read).then(
+      (caught) => {
+        if (caught !== undefined && this.held.get(held.key) === held) this.notified(socket, held.key, caught);
+      },
+      (err: unknown) =>
+        this.log()?.warn(
+          { upstream: socket.name, account: held.follows?.account, err },
+          'a relayed account not read after its websocket reconnected: a change while it was down waits for the next one',
+        ),
+    );
+  }
+
+  /** A socket closed: its accountSubscribes are behind until acknowledged again. */
+  private lost(socket: UpstreamPool, keys: readonly string[]): void {
+    for (const key of keys) {
+      const held = this.held.get(key);
+      const read = held && this.accountReadOn(socket, held);
+      if (read !== undefined) this.catchUp.lost(socket.name, key, held!.subscription.params, read);
+    }
+  }
+
+  /** getAccountInfo on the upstream of `socket`, for an accountSubscribe it carries; else undefined. */
+  private accountReadOn(socket: UpstreamPool, held: Held): AccountRead | undefined {
+    const readAccount = this.options.readAccount;
+    if (readAccount === undefined || held.subscription.subscribe !== 'accountSubscribe') return undefined;
+    if (socket.name === this.routing.baseChain.name) return readAccount(this.routing.baseChain);
+    const er = held.ers.get(socket);
+    if (er === undefined) return undefined;
+    try {
+      return readAccount(this.routing.erOfIdentity(er));
+    } catch {
+      return undefined;
     }
   }
 
@@ -368,6 +416,7 @@ export class PubsubRelay {
   private release(socket: UpstreamPool | undefined, key: string): void {
     if (socket === undefined) return;
     socket.unsubscribe(key);
+    this.catchUp.forget(socket.name, key);
     if (socket.size === 0 && socket.name !== this.routing.baseChain.name) {
       socket.stop();
       this.sockets.delete(socket.name);
@@ -385,6 +434,7 @@ export class PubsubRelay {
         acked: (key) => this.acked(socket!, key),
         refused: (key, error) => this.refused(socket!, key, error),
         notified: (key, result) => this.notified(socket!, key, result),
+        lost: (keys) => this.lost(socket!, keys),
       },
       {
         pingIntervalMs,
@@ -418,6 +468,7 @@ export class PubsubRelay {
     const { account, program } = held.follows ?? {};
     // The account changed hands with the delegation program (the Rust router's cue): ask where it is now.
     if (account !== undefined && ownerOf(value) === this.options.programId) this.route(account);
+    if (held.subscription.subscribe === 'accountSubscribe') this.catchUp.notified(socket.name, key, result);
     // The upstream's own text, serialized once for all: parsed values would change its u64 fields.
     const shared = new SerializedResult(result.json);
     if (program !== undefined && er !== undefined) this.deliverDelegated(held, er, value, shared);

@@ -1,5 +1,4 @@
-import { JsonRpcClient } from '@rollup-router/core';
-import { redactUrl } from '@rollup-router/core/internal';
+import type { ProviderSet } from '@rollup-router/core';
 import type { Commitment } from '@rollup-router/solana';
 import {
   accountAtSlot,
@@ -15,41 +14,33 @@ import {
 const FULL_READ_MAX_BYTES = 256 << 20;
 
 /**
- * The registry's reads over HTTP, on core's JSON-RPC client (credentials in the URL go as
- * a Basic Authorization header). A failure throws an error whose message names the method
- * and the node by its redacted URL, never its credentials or path.
+ * The registry's reads over HTTP, through the providers of the cluster (the first healthy
+ * one; credentials in a URL go as a Basic Authorization header). A failure throws an error
+ * whose message names the method and the provider that answered last, by its name (the
+ * redacted URL of the one-URL form), never its credentials or path.
  */
 export class ChainReader {
-  private readonly client = new JsonRpcClient();
-  private readonly where: string;
-
   constructor(
-    private readonly url: string,
+    private readonly providers: ProviderSet,
     private readonly commitment: Commitment,
     private readonly timeoutMs: number,
-  ) {
-    this.where = redactUrl(url);
-  }
+  ) {}
 
   async programAccounts(programId: string, signal: AbortSignal): Promise<ProgramAccountsAtSlot> {
     const config = { encoding: 'base64', commitment: this.commitment, withContext: true };
     const method = 'getProgramAccounts';
-    const result = await this.call(method, [programId, config], signal, FULL_READ_MAX_BYTES);
-    return programAccountsAtSlot(result) ?? this.fail(method, 'answered no account list');
+    const { where, result } = await this.call(method, [programId, config], signal, FULL_READ_MAX_BYTES);
+    return programAccountsAtSlot(result) ?? this.fail(method, where, 'answered no account list');
   }
 
   async account(pubkey: string, signal: AbortSignal): Promise<AccountAtSlot> {
     const method = 'getAccountInfo';
-    const result = await this.call(
+    const { where, result } = await this.call(
       method,
       [pubkey, { encoding: 'base64', commitment: this.commitment }],
       signal,
     );
-    return accountAtSlot(result) ?? this.fail(method, 'answered no account');
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
+    return accountAtSlot(result) ?? this.fail(method, where, 'answered no account');
   }
 
   private async call(
@@ -57,21 +48,23 @@ export class ChainReader {
     params: unknown,
     signal: AbortSignal,
     maxReplyBytes?: number,
-  ): Promise<unknown> {
-    const outcome = await this.client.call(this.url, {
+  ): Promise<{ readonly where: string; readonly result: unknown }> {
+    let where = this.providers.current().name;
+    const outcome = await this.providers.call({
       method,
       params,
       timeoutMs: this.timeoutMs,
       signal,
       ...(maxReplyBytes === undefined ? {} : { maxReplyBytes }),
+      onAttempt: (provider) => (where = provider),
     });
-    if (outcome.kind !== 'reply') return this.fail(method, outcome.detail);
+    if (outcome.kind !== 'reply') return this.fail(method, where, outcome.detail);
     const { error } = outcome.reply;
-    if (error != null) return this.fail(method, `${error.code} ${error.message}`);
-    return outcome.reply.result;
+    if (error != null) return this.fail(method, where, `${error.code} ${error.message}`);
+    return { where, result: outcome.reply.result };
   }
 
-  private fail(method: string, why: string): never {
-    throw new Error(`${method} at ${this.where}: ${why}`);
+  private fail(method: string, where: string, why: string): never {
+    throw new Error(`${method} at ${where}: ${why}`);
   }
 }

@@ -1,9 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import type { PluginContext } from '@rollup-router/core';
+import type { PluginContext, ProviderSet } from '@rollup-router/core';
 import { OutageLog, redactUrl } from '@rollup-router/core/internal';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
-import type { Commitment } from '@rollup-router/solana';
+import {
+  currentWsUrl,
+  solanaProviders,
+  solanaProviderSet,
+  type SolanaChainConfig,
+} from '@rollup-router/solana';
 import type { EntryIssue } from '../check-route-list.js';
 import type { RouteEntry } from '../generated/schemas.js';
 import type { RouteSource, SourceReadiness } from '../sources/route-source.js';
@@ -15,11 +20,9 @@ import { retryDelayMs } from './retry.js';
 
 type Logger = PluginContext['log'];
 
-export interface ChainSourceSettings {
-  readonly url: string;
-  readonly wsUrl: string;
+/** routes.chain as the schema resolves it: the cluster (one URL or several providers) and the registry. */
+export interface ChainSourceSettings extends SolanaChainConfig {
   readonly programId: string;
-  readonly commitment: Commitment;
   readonly resyncMs: number;
   readonly maxRecords: number;
 }
@@ -69,6 +72,7 @@ interface Retry {
  */
 export class ChainRouteSource implements RouteSource {
   readonly name: string;
+  private readonly providers: ProviderSet;
   private readonly reader: ChainReader;
   private readonly pool: UpstreamPool;
   private readonly table: RecordTable;
@@ -99,12 +103,20 @@ export class ChainRouteSource implements RouteSource {
     private readonly settings: ChainSourceSettings,
     private readonly hooks: ChainSourceHooks,
   ) {
-    this.name = `chain registry ${settings.programId} at ${redactUrl(settings.url)}`;
+    // The one-URL form's provider is named by its redacted URL: errors and logs name it so.
+    const list = solanaProviders(
+      settings,
+      settings.url === undefined ? '' : redactUrl(settings.url),
+      'routes options: chain',
+    );
+    this.name = `chain registry ${settings.programId} at ${list.map((p) => p.name).join(', ')}`;
     this.table = new RecordTable({ maxRecords: settings.maxRecords });
-    this.reader = new ChainReader(settings.url, settings.commitment, REQUEST_TIMEOUT_MS);
+    this.providers = solanaProviderSet(settings, list, { timeoutMs: REQUEST_TIMEOUT_MS, log: hooks.log });
+    this.reader = new ChainReader(this.providers, settings.commitment, REQUEST_TIMEOUT_MS);
     this.pool = new UpstreamPool(
       this.name,
-      settings.wsUrl,
+      // A reconnect goes to the provider preferred then.
+      currentWsUrl(this.providers, list),
       {
         acked: (key) => this.acked(key),
         refused: (key, error) => this.failed(key, new Error(`refused: ${JSON.stringify(error)}`)),
@@ -137,6 +149,7 @@ export class ChainRouteSource implements RouteSource {
 
   subscribe(changed: () => void): () => void {
     this.changed = changed;
+    this.providers.start();
     this.pool.start();
     this.subscribeUpstream(PROGRAM);
     void this.run();
@@ -148,7 +161,7 @@ export class ChainRouteSource implements RouteSource {
       this.followed.clear();
       this.wakeUp();
       this.settleFirstAttempt();
-      void this.reader.close();
+      void this.providers.stop();
     };
   }
 

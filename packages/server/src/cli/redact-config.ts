@@ -1,4 +1,5 @@
 import { redactUrl } from '@rollup-router/core/internal';
+import type { ChainProvider } from '@rollup-router/solana';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { ServerConfig } from '../config/server-config.js';
 
@@ -16,13 +17,31 @@ export function redactConfig(config: ServerConfig): unknown {
     routes: config.routes.chain
       ? { ...config.routes, chain: redactChain(config.routes.chain) }
       : config.routes,
+    delegation: config.delegation.baseChain
+      ? { ...config.delegation, baseChain: redactChain(config.delegation.baseChain) }
+      : config.delegation,
   };
 }
 
-type ChainSection = NonNullable<ServerConfig['routes']['chain']>;
+/** A cluster's section: its one URL, or its providers (whose headers may hold keys). */
+interface ChainSection {
+  readonly url?: string;
+  readonly wsUrl?: string;
+  readonly providers?: readonly ChainProvider[];
+}
 
-const redactChain = (chain: ChainSection): ChainSection => ({
+const redactChain = <T extends ChainSection>(chain: T): T => ({
   ...chain,
-  url: redactUrl(chain.url),
+  ...(chain.url === undefined ? {} : { url: redactUrl(chain.url) }),
   ...(chain.wsUrl === undefined ? {} : { wsUrl: redactUrl(chain.wsUrl) }),
+  ...(chain.providers === undefined ? {} : { providers: chain.providers.map(redactProvider) }),
+});
+
+const redactProvider = (p: ChainProvider): ChainProvider => ({
+  ...p,
+  url: redactUrl(p.url),
+  ...(p.wsUrl === undefined ? {} : { wsUrl: redactUrl(p.wsUrl) }),
+  ...(p.headers === undefined
+    ? {}
+    : { headers: Object.fromEntries(Object.keys(p.headers).map((k) => [k, '[redacted]'])) }),
 });
