@@ -32,6 +32,7 @@ import { clientAddressOf, trustProxySetting, type ClientAddressOf } from './clie
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
 import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/session.js';
 import { validateOptions } from './validate-options.js';
+import { resolveWireErrors, type WireErrorPolicy } from './wire-errors.js';
 
 /**
  * `C` is the host's context type: what `context` makes of a request, what every
@@ -55,6 +56,12 @@ export interface RpcOptions<C = undefined> extends CoreOptions {
   readonly logger?: Logger;
   /** A rate-limiter-flexible limiter to use instead of the in-memory one (e.g. RateLimiterRedis). */
   readonly rateLimiter?: RateLimiterLike;
+  /**
+   * How every error of the service goes on the wire, the embedder's own methods' included
+   * (wire-errors.ts). Unset: the policy its plugins install (the Solana plugins install
+   * `@rollup-router/solana`'s `solanaWireErrors`), else plain JSON-RPC 2.0 (`jsonRpcWireErrors`).
+   */
+  readonly wireErrors?: WireErrorPolicy;
 }
 
 /**
@@ -82,9 +89,11 @@ export class Rpc<C = undefined> {
   private document: OpenRpcDocument | undefined;
   /** The service's `context` function, for the adapters; undefined when none was given. */
   readonly context: ContextFunction<C> | undefined;
+  /** How the service writes its errors on the wire: the option's, its plugins', or plain JSON-RPC 2.0. */
+  readonly wireErrors: WireErrorPolicy;
 
   constructor(options: RpcOptions<C> = {}) {
-    const { plugins = [], methods = [], logger, rateLimiter, context, ...json } = options;
+    const { plugins = [], methods = [], logger, rateLimiter, context, wireErrors, ...json } = options;
     this.context = context;
     this.options = validateOptions<CoreOptionsResolved>(
       coreOptionsSchema,
@@ -100,6 +109,7 @@ export class Rpc<C = undefined> {
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
+    this.wireErrors = resolveWireErrors(wireErrors, this.plugins);
     const { limits, rateLimit } = this.options;
     const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
     for (const warning of trust.warnings) this.logger.warn(warning);
@@ -123,6 +133,7 @@ export class Rpc<C = undefined> {
       callLog: new CallLog(this.options.callLog),
       admission,
       pluginGuardOf: (name) => pluginGuards.get(name),
+      wireErrors: this.wireErrors,
     });
     this.http = new HttpHandler(
       this.dispatcher,
@@ -251,7 +262,7 @@ export class Rpc<C = undefined> {
       return {
         status: getHttpStatusCode('UNCAUGHT'),
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON()),
+        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON(), this.wireErrors),
       };
     });
   }
