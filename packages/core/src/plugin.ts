@@ -58,6 +58,8 @@ export function defineErrors<const T extends Record<string, DeclaredError>>(erro
   return errors;
 }
 
-export function definePlugin<T extends Plugin<never>>(plugin: T): T {
+// `const`: its methods stay a tuple, each with its own type; an array would merge them into
+// one element type, and a method named by any string would swallow the named ones ApiOf keys.
+export function definePlugin<const T extends Plugin<never>>(plugin: T): T {
   return plugin;
 }
