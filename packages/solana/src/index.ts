@@ -4,4 +4,4 @@ export { base58Check, base58DecodedLength, MAX_BASE58_TEXT, type Base58Failure }
 export { COMMITMENT_RANK, type Commitment } from './commitment.js';
 export { AGAVE_INVALID_SUBSCRIPTION_ID, SOLANA_CLIENT_HEADER } from './agave.js';
 export { pubkeySchema, signatureSchema, type Pubkey, type Signature } from './generated/schemas.js';
-export { clientsCanRead, SOLANA_CLIENT_CODES, solanaWireErrors } from './wire-errors.js';
+export { SOLANA_CLIENT_CODES, solanaWireErrors } from './wire-errors.js';

@@ -19,7 +19,7 @@ export const SOLANA_CLIENT_CODES: ReadonlySet<number> = new Set([
 const PREFLIGHT_FAILURE = -32002;
 
 /** Whether Solana's clients can read an error with this code and data as it is. */
-export function clientsCanRead(code: number, data: unknown): boolean {
+function clientsCanRead(code: number, data: unknown): boolean {
   if (!SOLANA_CLIENT_CODES.has(code)) return false;
   return code !== PREFLIGHT_FAILURE || (typeof data === 'object' && data !== null);
 }
