@@ -6,7 +6,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { spawnListening, type Spawned } from '@rollup-router/test-support/spawn';
-import { causeOf } from '@rollup-router/test-support/wire-error';
 import { REPO } from './server.harness.js';
 
 /** A node that answers every call with `result` (raw JSON text); an error for eth_getBalance of 0x0, 4 KiB for 0xbig. */
@@ -90,28 +89,27 @@ describe('examples/forward-node.ts', function () {
 
   it("passes the node's own error back: its code and message", async () => {
     const { json } = await call('eth_getBalance', ['0x0', 'latest', '0x1']);
-    // Today's core sends a code Solana's clients do not know as -32603 with it in data.code
-    // (docs/error-codes.md); the framework issue moves that rule to the Solana plugins.
+    // A service with no Solana plugin sends codes as they are (docs/error-codes.md).
     const error = json.error as { code: number; message: string };
-    expect(causeOf(error)).to.equal(-32000);
+    expect(error.code).to.equal(-32000);
     expect(error.message).to.equal('header not found');
   });
 
   it("answers with the example's own codes: a node down, a reply past its cap, an unknown chain", async () => {
     const down = await call('eth_blockNumber', ['0x2']);
-    expect(causeOf(down.json.error as { code: number })).to.equal(-32090);
+    expect((down.json.error as { code: number }).code).to.equal(-32090);
     expect((down.json.error as { data: unknown }).data).to.deep.include({
       upstream: 'chain-2',
       kind: 'unreachable',
     });
     const tooLarge = await call('eth_getBalance', ['0xbig', 'latest', '0x1']);
-    expect(causeOf(tooLarge.json.error as { code: number })).to.equal(-32091);
+    expect((tooLarge.json.error as { code: number }).code).to.equal(-32091);
     expect((tooLarge.json.error as { data: unknown }).data).to.deep.include({
       upstream: 'chain-1',
       method: 'eth_getBalance',
       limitBytes: 1024,
     });
     const unknown = await call('eth_blockNumber', ['0x9']);
-    expect(causeOf(unknown.json.error as { code: number })).to.equal(-32092);
+    expect((unknown.json.error as { code: number }).code).to.equal(-32092);
   });
 });

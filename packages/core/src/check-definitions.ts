@@ -12,6 +12,7 @@ const PLUGIN_KEYS = Object.keys({
   methods: true,
   subscriptions: true,
   errors: true,
+  wireErrors: true,
   start: true,
   stop: true,
   guard: true,
@@ -66,6 +67,12 @@ export function checkPlugin(plugin: unknown, at: string): asserts plugin is Plug
   if (dependencies.some((d) => !isName(d)))
     throw new Error(`${where}: dependencies must be plugin names (non-empty strings)`);
   arrayOf(plugin, 'errors', where);
+  const { wireErrors } = plugin;
+  if (
+    wireErrors !== undefined &&
+    !(isObject(wireErrors) && isName(wireErrors.name) && typeof wireErrors.toWire === 'function')
+  )
+    throw new Error(`${where}: wireErrors must be a wire error policy (a name and a toWire function)`);
   if (arrayOf(plugin, 'allowHeaders', where).some((h) => !isName(h)))
     throw new Error(`${where}: allowHeaders must be header names (non-empty strings)`);
   arrayOf(plugin, 'methods', where).forEach((m, i) => checkMethod(m, where, i));

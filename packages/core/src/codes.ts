@@ -4,8 +4,8 @@
  * Codes are stable: logs, metrics and dashboards key on them. The core's server errors live
  * in -32050..-32059 and plugins' conventionally in -32060..-32079, because Solana's RPC
  * already uses -32001..-32021 with other meanings, and an upstream's error is passed
- * through unchanged, so the two must never collide. On the wire, a code Solana's clients
- * do not know travels as `data.code` of a -32603 (see SOLANA_CLIENT_CODES).
+ * through unchanged, so the two must never collide. How they go on the wire is the
+ * service's policy (wire-errors.ts): as they are by default.
  */
 export const ErrorCode = {
   PARSE_ERROR: -32700,
@@ -67,35 +67,3 @@ export const ErrorInfo: Record<ErrorCodeValue, { message: string; meaning: strin
       'the operator switched the method off (perMethod.<method>.enabled: false); data.method names it. Unlike -32601, the method exists: another endpoint may serve it',
   },
 };
-
-/**
- * The codes Solana's clients can read: JSON-RPC's own and Solana's server errors, the
- * table of @solana/kit's errors (8.x; its development build throws a TypeError on any
- * other code, and over WebSocket that throw is uncaught and kills the client process).
- * web3.js 1.x reads any code; these are the ones it names too.
- */
-export const SOLANA_CLIENT_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.PARSE_ERROR,
-  ErrorCode.INVALID_REQUEST,
-  ErrorCode.METHOD_NOT_FOUND,
-  ErrorCode.INVALID_PARAMS,
-  ErrorCode.INTERNAL_ERROR,
-  ...Array.from({ length: 21 }, (_, i) => -32001 - i),
-]);
-
-// kit reads -32002 (preflight failure) by destructuring `data`: without an object there it throws.
-const PREFLIGHT_FAILURE = -32002;
-
-/** Whether Solana's clients can read an error with this code and data as it is. */
-export function clientsCanRead(code: number, data: unknown): boolean {
-  if (!SOLANA_CLIENT_CODES.has(code)) return false;
-  return code !== PREFLIGHT_FAILURE || (typeof data === 'object' && data !== null);
-}
-
-/**
- * What an error clients cannot read is sent as, its cause in `data.code`. kit reads -32603
- * as "Internal JSON-RPC error (<our message>)"; of the other codes it knows, some replace
- * our message with a fixed text and some say something false (-32005: "Node is unhealthy;
- * behind by undefined slots").
- */
-export const CLIENT_FALLBACK_CODE = ErrorCode.INTERNAL_ERROR;

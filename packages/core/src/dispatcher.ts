@@ -14,6 +14,7 @@ import type { PerMethod } from './per-method.js';
 import { RawJson } from './raw-json.js';
 import type { BatchSpan, CallSpan, CallTracing } from './tracing/call-tracing.js';
 import { compileSchema, type Validator } from './validation.js';
+import type { WireErrorPolicy } from './wire-errors.js';
 
 /** One call's outcome, for metrics and observers: code 0 is a success. */
 export interface CallEvent {
@@ -62,6 +63,8 @@ export interface DispatcherOptions {
   readonly perMethod: PerMethod;
   /** Each call's span; undefined when tracing is off. */
   readonly tracing?: CallTracing;
+  /** How the service writes its errors on the wire. */
+  readonly wireErrors: WireErrorPolicy;
 }
 
 const NO_GUARDS: readonly Guard[] = [];
@@ -200,7 +203,7 @@ export class Dispatcher {
     const one = (call: unknown): string | undefined => {
       const notification = isValidRequest(call, exactIds) && !Object.hasOwn(call, 'id');
       this.finish(scope, '', code, 0, notification);
-      return notification ? undefined : errorJson(echoableId(call, exactIds), error);
+      return notification ? undefined : errorJson(echoableId(call, exactIds), error, this.options.wireErrors);
     };
     if (!Array.isArray(body) || body.length === 0) return one(body);
     const owed = body.map(one).filter((a): a is string => a !== undefined);
@@ -211,13 +214,18 @@ export class Dispatcher {
   failed(scope: CallScope, err: unknown): string {
     const error = this.toErrorObject(err, scope, '');
     this.finish(scope, '', error.code, 0, false);
-    return errorJson('null', error);
+    return this.errorJson('null', error);
+  }
+
+  /** An error's response, as the service's wire error policy writes it. */
+  errorJson(id: string, error: RpcErrorObject): string {
+    return errorJson(id, error, this.options.wireErrors);
   }
 
   private reject(id: string, code: number, scope: CallScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, '', code, 0, false);
-    return errorJson(id, error);
+    return this.errorJson(id, error);
   }
 
   private call(
@@ -461,7 +469,7 @@ class CallAnswer {
 
   failed(err: unknown): Answer {
     const error = this.dispatcher.toErrorObject(err, this.scope, this.name);
-    return this.settle(error.code, errorJson(this.id, error), error.message);
+    return this.settle(error.code, this.dispatcher.errorJson(this.id, error), error.message);
   }
 
   private settle(code: number, answer: string, message?: string): Answer {

@@ -1,5 +1,5 @@
-import { CLIENT_FALLBACK_CODE, clientsCanRead } from './codes.js';
 import type { RpcErrorObject } from './errors.js';
+import type { WireErrorPolicy } from './wire-errors.js';
 
 /**
  * How a success is written. The specification's path-style endpoints carry
@@ -16,25 +16,6 @@ export const successJson = (id: string, result: string, errorNull: boolean): str
     ? `{"jsonrpc":"2.0","result":${result},"error":null,"id":${id}}`
     : `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
 
-export const errorJson = (id: string, error: RpcErrorObject): string =>
-  `{"jsonrpc":"2.0","error":${JSON.stringify(wireError(error))},"id":${id}}`;
-
-/**
- * An error as every endpoint and the socket send it (docs/error-codes.md): a code Solana's
- * clients know goes as it is; any other (the core's -32050.., plugins' -32060.., an
- * upstream's own) goes as -32603 with its message kept and the code in `data.code`, beside
- * data's own keys. Data that is no plain object, or has a `code` of its own, goes in
- * `data.detail`. Logs and metrics keep the cause's code: only the wire changes.
- */
-export function wireError(error: RpcErrorObject): RpcErrorObject {
-  const { code, message, data } = error;
-  if (clientsCanRead(code, data)) return error;
-  return { code: CLIENT_FALLBACK_CODE, message, data: causeData(code, data) };
-}
-
-function causeData(code: number, data: unknown): Record<string, unknown> {
-  if (data === undefined) return { code };
-  const plain =
-    typeof data === 'object' && data !== null && !Array.isArray(data) && !Object.hasOwn(data, 'code');
-  return plain ? { code, ...data } : { code, detail: data };
-}
+/** An error's response, written by the service's wire error policy (wire-errors.ts). */
+export const errorJson = (id: string, error: RpcErrorObject, wire: WireErrorPolicy): string =>
+  `{"jsonrpc":"2.0","error":${JSON.stringify(wire.toWire(error))},"id":${id}}`;

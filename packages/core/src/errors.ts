@@ -11,7 +11,7 @@ export interface RpcErrorObject {
 
 /**
  * An error a handler throws on purpose: it reaches the caller with its message and data
- * (its code as it is when clients know it, else in `data.code`: envelope.ts wireError).
+ * (written by the service's wire error policy: wire-errors.ts).
  * Anything else a handler throws is a bug and becomes -32603 with nothing of it returned.
  */
 export class RpcError extends Error {

@@ -5,7 +5,7 @@ import type { CallOrigin } from './call-context.js';
 import type { CallScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
-import { errorJson, type EnvelopeStyle } from './envelope.js';
+import type { EnvelopeStyle } from './envelope.js';
 import { RpcError } from './errors.js';
 import { getHttpStatusCode, HttpRefusal, type HttpRefusalName } from './http-status.js';
 import {
@@ -130,10 +130,10 @@ export class HttpHandler {
     verdict: Verdict,
     context: (() => unknown) | undefined,
   ): HttpReply | Promise<HttpReply> {
-    if (verdict !== undefined) return refused(verdict, headers);
+    if (verdict !== undefined) return this.refused(verdict, headers);
     const contentType = ex.header('content-type');
     if (contentType === undefined || !JSON_TYPE.test(contentType)) {
-      return fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
+      return this.fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
     }
     const scope = new RequestScope(ex, requestId, this.log);
     if (context === undefined) return this.read(ex, target, headers, scope, client);
@@ -181,7 +181,7 @@ export class HttpHandler {
     if (text === CLIENT_GONE) {
       // A client going away is not a server error: no stack, not above debug.
       this.log.debug({ reqId: scope.requestId }, 'client went away before its body was complete');
-      return fail('INCOMPLETE_BODY', headers, 'incomplete body');
+      return this.fail('INCOMPLETE_BODY', headers, 'incomplete body');
     }
     if (text !== undefined && typeof text !== 'string') return this.refuseBody(text, headers, scope);
     const parsed = text === undefined ? undefined : parseBody(text);
@@ -193,9 +193,11 @@ export class HttpHandler {
     if (charged === undefined) return this.dispatchBody(body, target, headers, scope, exactIds);
     return charged instanceof Promise
       ? charged.then((v) =>
-          v === undefined ? this.dispatchBody(body, target, headers, scope, exactIds) : refused(v, headers),
+          v === undefined
+            ? this.dispatchBody(body, target, headers, scope, exactIds)
+            : this.refused(v, headers),
         )
-      : refused(charged, headers);
+      : this.refused(charged, headers);
   }
 
   private dispatchBody(
@@ -225,9 +227,23 @@ export class HttpHandler {
     this.policy.cors.apply(headers, origin);
     if (ex.method !== 'POST') {
       headers['allow'] = ALLOW;
-      return fail('METHOD_NOT_ALLOWED', headers, `HTTP method ${ex.method} is not allowed; use POST`);
+      return this.fail('METHOD_NOT_ALLOWED', headers, `HTTP method ${ex.method} is not allowed; use POST`);
     }
     return undefined;
+  }
+
+  /** A request the admission step refused, with the headers its status calls for. */
+  private refused(verdict: NonNullable<Verdict>, headers: Record<string, string>): HttpReply {
+    if (verdict.why === 'SHUTTING_DOWN') headers['connection'] = 'close';
+    else if (verdict.why === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
+    else headers['retry-after'] = String(verdict.retryAfterSeconds);
+    return this.fail(verdict.why, headers, refusalData(verdict));
+  }
+
+  /** A refusal's reply: its HTTP status and JSON-RPC code from the one table, id null. */
+  private fail(why: HttpRefusalName, headers: Record<string, string>, data?: unknown): HttpReply {
+    const error = RpcError.of(HttpRefusal[why].code, data).toJSON();
+    return refusal(why, headers, this.dispatcher.errorJson('null', error));
   }
 
   /** A body that is no text to parse: over a limit, refused by a host parser, or consumed. Logged and observed. */
@@ -321,14 +337,6 @@ class RequestScope implements CallScope, GoneFollowers {
   }
 }
 
-/** A request the admission step refused, with the headers its status calls for. */
-function refused(verdict: NonNullable<Verdict>, headers: Record<string, string>): HttpReply {
-  if (verdict.why === 'SHUTTING_DOWN') headers['connection'] = 'close';
-  else if (verdict.why === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
-  else headers['retry-after'] = String(verdict.retryAfterSeconds);
-  return fail(verdict.why, headers, refusalData(verdict));
-}
-
 /** The body was not read to its end: close the connection after the reply, lingering first. */
 function closeIf(overLimit: boolean, headers: Record<string, string>, reply: HttpReply): HttpReply {
   if (!overLimit) return reply;
@@ -350,11 +358,6 @@ function decodePath(segment: string): string | undefined {
 function json(status: number, headers: Record<string, string>, body: string): HttpReply {
   headers['content-type'] = 'application/json; charset=utf-8';
   return { status, headers, body };
-}
-
-/** A refusal's reply: its HTTP status and JSON-RPC code from the one table, id null. */
-function fail(why: HttpRefusalName, headers: Record<string, string>, data?: unknown): HttpReply {
-  return refusal(why, headers, errorJson('null', RpcError.of(HttpRefusal[why].code, data).toJSON()));
 }
 
 function refusal(why: HttpRefusalName, headers: Record<string, string>, body: string): HttpReply {

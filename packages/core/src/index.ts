@@ -31,6 +31,7 @@ export {
   type MethodHandler,
   type Schema,
 } from './method.js';
+export { jsonRpcWireErrors, type WireErrorPolicy } from './wire-errors.js';
 export { defineErrors, definePlugin, type DeclaredError, type Plugin, type PluginContext } from './plugin.js';
 export { checkPlugin } from './check-definitions.js';
 export { addSchemaKeyword, compileSchema, type Validator } from './validation.js';

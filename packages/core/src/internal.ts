@@ -2,8 +2,7 @@
 // surface (the main entry). For those packages and their tests; it follows their versions,
 // with no promise of stability to anyone else.
 export { bearerToken } from './bearer-token.js';
-export { CLIENT_FALLBACK_CODE, clientsCanRead, SOLANA_CLIENT_CODES } from './codes.js';
-export { wireError, type EnvelopeStyle } from './envelope.js';
+export type { EnvelopeStyle } from './envelope.js';
 export { NOT_FOUND_BODY } from './http-status.js';
 export { mountOptionsSchema, noParamsSchema } from './generated/schemas.js';
 export { mountPrefix } from './mount-path.js';

@@ -15,8 +15,9 @@ export type MethodHandler<P, R, C = unknown> = (
   ctx: CallContext<C>,
 ) => MaybePromise<R | RawJson<R>>;
 
-export interface MethodDefinition<P = unknown, R = unknown, C = unknown> {
-  readonly name: string;
+/** `N`: the method's name as a literal type where it was inferred, so that `ApiOf` can key the API by it. */
+export interface MethodDefinition<P = unknown, R = unknown, C = unknown, N extends string = string> {
+  readonly name: N;
   readonly summary?: string;
   readonly description?: string;
   /** Schema of the whole `params` member; `undefined` params are validated as absent. Omit to accept any. */
@@ -46,10 +47,12 @@ export type AnyMethodDefinition<C = unknown> = MethodDefinition<never, unknown, 
 /**
  * A method whose types the caller states (used with types generated from `schemas/`); a
  * method that reads the host's context states its type too: `defineMethod<P, R, AppContext>`.
+ * Its name's literal type is kept when the types are inferred (for `ApiOf`); a caller
+ * who states them passes it fourth to keep it: `defineMethod<P, R, unknown, 'mySum'>`.
  */
-export function defineMethod<P, R, C = unknown>(
-  definition: MethodDefinition<P, R, C>,
-): MethodDefinition<P, R, NoInfer<C>> {
+export function defineMethod<P, R, C = unknown, const N extends string = string>(
+  definition: MethodDefinition<P, R, C, N>,
+): MethodDefinition<P, R, NoInfer<C>, N> {
   return definition;
 }
 
@@ -69,8 +72,9 @@ export function defineMethodFromSchemas<
   P = FromSchema<PS>,
   R = FromSchema<RS>,
   C = unknown,
+  const N extends string = string,
 >(definition: {
-  readonly name: string;
+  readonly name: N;
   readonly summary?: string;
   readonly description?: string;
   readonly params: PS;
@@ -79,6 +83,6 @@ export function defineMethodFromSchemas<
   readonly errorNullOnPathStyle?: boolean;
   readonly guard?: Guard<C>;
   readonly handler: (params: NoInfer<P>, ctx: CallContext<C>) => NoInfer<MaybePromise<R>>;
-}): MethodDefinition<P, R, NoInfer<C>> {
+}): MethodDefinition<P, R, NoInfer<C>, N> {
   return definition as never;
 }

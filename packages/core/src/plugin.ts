@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Guard } from './guard.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
+import type { WireErrorPolicy } from './wire-errors.js';
 
 export interface PluginContext {
   /** A pino child logger bound to the plugin's name. */
@@ -32,6 +33,12 @@ export interface Plugin<C = unknown> {
    * pre-flight beside the core's (content-type, authorization, x-request-id).
    */
   readonly allowHeaders?: readonly string[];
+  /**
+   * The wire error policy its clients need, installed for the whole service it is mounted
+   * in (the embedder's own methods included; wire-errors.ts). Two plugins installing
+   * different ones refuse the build unless the service option `wireErrors` chooses.
+   */
+  readonly wireErrors?: WireErrorPolicy;
   /** Starts background work (probes, file watchers). Awaited before the server listens. */
   readonly start?: (ctx: PluginContext) => void | Promise<void>;
   /** Stops background work and releases resources. Called in reverse start order. */
@@ -51,6 +58,8 @@ export function defineErrors<const T extends Record<string, DeclaredError>>(erro
   return errors;
 }
 
-export function definePlugin<T extends Plugin<never>>(plugin: T): T {
+// `const`: its methods stay a tuple, each with its own type; an array would merge them into
+// one element type, and a method named by any string would swallow the named ones ApiOf keys.
+export function definePlugin<const T extends Plugin<never>>(plugin: T): T {
   return plugin;
 }

@@ -35,6 +35,7 @@ import { SubscriptionRegistry, type SubscriptionHost } from './subscriptions/ses
 import type { CallTracing } from './tracing/call-tracing.js';
 import { openTelemetryTracing } from './tracing/open-telemetry.js';
 import { validateOptions } from './validate-options.js';
+import { resolveWireErrors, type WireErrorPolicy } from './wire-errors.js';
 
 /**
  * `C` is the host's context type: what `context` makes of a request, what every
@@ -64,6 +65,12 @@ export interface RpcOptions<C = undefined> extends CoreOptions {
    * instances count one budget. Default: rate-limiter-flexible's memory store.
    */
   readonly rateLimiterFor?: RateLimiterFactory;
+  /**
+   * How every error of the service goes on the wire, the embedder's own methods' included
+   * (wire-errors.ts). Unset: the policy its plugins install (the Solana plugins install
+   * `@rollup-router/solana`'s `solanaWireErrors`), else plain JSON-RPC 2.0 (`jsonRpcWireErrors`).
+   */
+  readonly wireErrors?: WireErrorPolicy;
 }
 
 /**
@@ -94,9 +101,20 @@ export class Rpc<C = undefined> {
   private document: OpenRpcDocument | undefined;
   /** The service's `context` function, for the adapters; undefined when none was given. */
   readonly context: ContextFunction<C> | undefined;
+  /** How the service writes its errors on the wire: the option's, its plugins', or plain JSON-RPC 2.0. */
+  readonly wireErrors: WireErrorPolicy;
 
   constructor(options: RpcOptions<C> = {}) {
-    const { plugins = [], methods = [], logger, rateLimiter, rateLimiterFor, context, ...json } = options;
+    const {
+      plugins = [],
+      methods = [],
+      logger,
+      rateLimiter,
+      rateLimiterFor,
+      context,
+      wireErrors,
+      ...json
+    } = options;
     this.context = context;
     this.options = validateOptions<CoreOptionsResolved>(
       coreOptionsSchema,
@@ -112,6 +130,7 @@ export class Rpc<C = undefined> {
     this.plugins = resolved.ordered;
     this.methodList = resolved.methods;
     this.errorList = resolved.errors;
+    this.wireErrors = resolveWireErrors(wireErrors, this.plugins);
     const { limits, rateLimit } = this.options;
     this.perMethod = PerMethod.forService(this.options.perMethod, this.methodNames);
     const trust = trustProxySetting(json.trustProxy, rateLimit === false ? undefined : rateLimit.trustProxy);
@@ -119,20 +138,10 @@ export class Rpc<C = undefined> {
     const clientAddress = clientAddressOf(trust.trust);
     const admission = this.admissionOf(clientAddress, rateLimiter, rateLimiterFor);
     this.access = { cors: new Cors(this.options.cors, this.plugins), admission, clientAddress };
-    const pluginGuards = pluginGuardsByMethod(this.plugins);
     this.tracing = this.options.tracing.enabled
       ? openTelemetryTracing(this.options.tracing, this.logger.child({ part: 'tracing' }))
       : undefined;
-    this.dispatcher = new Dispatcher(this.methodList, {
-      maxBatchLength: limits.maxBatchLength,
-      callDeadlineMs: limits.callDeadlineMs,
-      validateResults: this.options.validateResults,
-      callLog: new CallLog(this.options.callLog),
-      admission,
-      pluginGuardOf: (name) => pluginGuards.get(name),
-      perMethod: this.perMethod,
-      tracing: this.tracing,
-    });
+    this.dispatcher = this.dispatcherOf(admission);
     this.http = new HttpHandler(
       this.dispatcher,
       { maxBodyBytes: limits.maxBodyBytes, cors: this.access.cors, admission },
@@ -144,6 +153,22 @@ export class Rpc<C = undefined> {
       perConnection: maxSubscriptionsPerConnection,
       perClient: maxSubscriptionsPerClient,
       total: maxSubscriptions,
+    });
+  }
+
+  private dispatcherOf(admission: Admission): Dispatcher {
+    const pluginGuards = pluginGuardsByMethod(this.plugins);
+    const { limits } = this.options;
+    return new Dispatcher(this.methodList, {
+      maxBatchLength: limits.maxBatchLength,
+      callDeadlineMs: limits.callDeadlineMs,
+      validateResults: this.options.validateResults,
+      callLog: new CallLog(this.options.callLog),
+      admission,
+      pluginGuardOf: (name) => pluginGuards.get(name),
+      perMethod: this.perMethod,
+      tracing: this.tracing,
+      wireErrors: this.wireErrors,
     });
   }
 
@@ -284,7 +309,7 @@ export class Rpc<C = undefined> {
       return {
         status: getHttpStatusCode('UNCAUGHT'),
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON()),
+        body: errorJson('null', RpcError.of(HttpRefusal.UNCAUGHT.code).toJSON(), this.wireErrors),
       };
     });
   }

@@ -38,13 +38,11 @@ describe('API keys', () => {
     ['a right key after a slash', '/?api-key=x/key-one-123', JSON_CT],
     ['no key', '/', JSON_CT],
   ] as const) {
-    it(`refuses ${label} with HTTP 401 and -32050 (as data.code of a -32603)`, async () => {
+    it(`refuses ${label} with HTTP 401 and -32050`, async () => {
       const r = await post(server.url + url, CALL, headers);
       expect(r.status).to.equal(401);
       expect(r.headers['www-authenticate']).to.equal('Bearer');
-      expect(r.text).to.equal(
-        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Unauthorized","data":{"code":-32050}},"id":null}',
-      );
+      expect(r.text).to.equal('{"jsonrpc":"2.0","error":{"code":-32050,"message":"Unauthorized"},"id":null}');
     });
   }
 });
@@ -61,7 +59,7 @@ describe('rate limit', () => {
   });
   after(() => server.close());
 
-  it('answers over-budget clients with 429, Retry-After and -32051 (data.code); a batch costs one point per call', async () => {
+  it('answers over-budget clients with 429, Retry-After and -32051; a batch costs one point per call', async () => {
     const first = await post(server.url, `[${CALL},${CALL}]`);
     expect(first.status).to.equal(200);
     expect(JSON.parse(first.text)).to.have.length(2);
@@ -69,8 +67,7 @@ describe('rate limit', () => {
     const limited = await post(server.url, CALL);
     expect(limited.status).to.equal(429);
     expect(Number(limited.headers['retry-after'])).to.be.within(1, 60);
-    expect(JSON.parse(limited.text).error).to.deep.include({ code: -32603, message: 'Too many requests' });
-    expect(JSON.parse(limited.text).error.data.code).to.equal(-32051);
+    expect(JSON.parse(limited.text).error).to.deep.include({ code: -32051, message: 'Too many requests' });
   });
 });
 

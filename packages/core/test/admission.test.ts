@@ -143,9 +143,9 @@ describe('admission: one step for every transport', () => {
     expect((await a.call('valueSubscribe', [], 1)).result).to.be.a('number');
     expect((await b.call('valueSubscribe', [], 2)).result).to.be.a('number');
     expect((await b.call('valueSubscribe', [], 3)).error).to.deep.equal({
-      code: -32603,
+      code: -32054,
       message: 'Too many subscriptions',
-      data: { code: -32054, limit: 2, per: 'client' },
+      data: { limit: 2, per: 'client' },
     });
     await a.close();
     await waitFor(() => s.rpc.subscriptions.active === 1, 'the closed socket frees its subscription');

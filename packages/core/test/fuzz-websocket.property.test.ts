@@ -389,8 +389,8 @@ class Fuzzed {
       case 'valueSubscribe':
         if (code !== undefined) {
           expect(answer.error, 'a subscribe is refused only over the per-connection limit').to.deep.include({
-            code: -32603,
-            data: { code: -32054, limit: MAX_SUBSCRIPTIONS_PER_CONNECTION, per: 'connection' },
+            code: -32054,
+            data: { limit: MAX_SUBSCRIPTIONS_PER_CONNECTION, per: 'connection' },
           });
           return 0;
         }

@@ -189,8 +189,7 @@ describe("rpc.dispatch and a call's signal", () => {
         signal: new AbortController().signal,
       }),
     ]);
-    for (const answer of answers)
-      expect(JSON.parse(answer!)).to.have.nested.property('error.data.code', -32052);
+    for (const answer of answers) expect(JSON.parse(answer!)).to.have.nested.property('error.code', -32052);
     await waitFor(() => seen.reasons.length === 2, 'both signals to abort');
     expect(seen.reasons).to.deep.equal(['deadline exceeded', 'deadline exceeded']);
   });

@@ -38,7 +38,9 @@ assertType<
     typeof sum,
     MethodDefinition<
       { a: number; b: number },
-      { sum: number; label?: string; parts?: { value?: number; [k: string]: unknown }[] }
+      { sum: number; label?: string; parts?: { value?: number; [k: string]: unknown }[] },
+      unknown,
+      'sum'
     >
   >
 >();

@@ -233,9 +233,7 @@ describe('WebSocket access control and limits', () => {
     try {
       const r = await refusedUpgrade(s.ws);
       expect(r.status).to.equal(401);
-      expect(r.body).to.equal(
-        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Unauthorized","data":{"code":-32050}},"id":null}',
-      );
+      expect(r.body).to.equal('{"jsonrpc":"2.0","error":{"code":-32050,"message":"Unauthorized"},"id":null}');
       expect((await refusedUpgrade(`${s.ws}?api-key=nope-nope`)).status).to.equal(401);
       const a = await TestSocket.open(`${s.ws}?api-key=key-one-123`);
       const b = await TestSocket.open(s.ws, { headers: { authorization: 'Bearer key-one-123' } });
@@ -252,7 +250,7 @@ describe('WebSocket access control and limits', () => {
     try {
       const r = await refusedUpgrade(s.ws, { origin: 'https://evil.example' });
       expect(r.status).to.equal(403);
-      expect(JSON.parse(r.body).error.data.code).to.equal(-32050);
+      expect(JSON.parse(r.body).error.code).to.equal(-32050);
       const allowed = await TestSocket.open(s.ws, { origin: 'https://app.example' });
       const noOrigin = await TestSocket.open(s.ws);
       const host = new URL(s.url).host;
@@ -273,7 +271,7 @@ describe('WebSocket access control and limits', () => {
       const b = await TestSocket.open(s.ws);
       const r = await refusedUpgrade(s.ws);
       expect(r.status).to.equal(429);
-      expect(JSON.parse(r.body).error.data.code).to.equal(-32051);
+      expect(JSON.parse(r.body).error.code).to.equal(-32051);
       await a.close();
       await until(() => s.sockets.connectionCount === 1, 'slot freed');
       const c = await TestSocket.open(s.ws);
@@ -301,9 +299,9 @@ describe('WebSocket access control and limits', () => {
       await c.call('valueSubscribe', ['many'], 1);
       await c.call('valueSubscribe', ['many'], 2);
       expect((await c.call('valueSubscribe', ['many'], 3)).error).to.deep.equal({
-        code: -32603,
+        code: -32054,
         message: 'Too many subscriptions',
-        data: { code: -32054, limit: 2, per: 'connection' },
+        data: { limit: 2, per: 'connection' },
       });
       const d = await TestSocket.open(s.ws);
       expect((await d.call('valueSubscribe', ['many'])).result).to.be.a('number');
@@ -323,8 +321,7 @@ describe('WebSocket access control and limits', () => {
       expect((await c.call('ping', [], 3)).result).to.equal('pong');
       const refused = await c.call('ping', [], 4);
       expect(refused.id).to.equal(4);
-      expect(refused.error).to.deep.include({ code: -32603, message: 'Too many requests' });
-      expect((refused.error!.data as { code: number }).code).to.equal(-32051);
+      expect(refused.error).to.deep.include({ code: -32051, message: 'Too many requests' });
       await c.close();
     } finally {
       await s.close();
@@ -492,9 +489,8 @@ describe('WebSocket slow consumers, keep-alive and shutdown', () => {
     const c = await TestSocket.open(s.ws);
     s.rpc.drain();
     expect((await c.call('ping', [], 5)).error).to.deep.equal({
-      code: -32603,
+      code: -32053,
       message: 'Server is shutting down',
-      data: { code: -32053 },
     });
     await s.close();
   });

@@ -34,7 +34,7 @@ import { baseChainOf, type BaseChain } from './upstream/base-chain.js';
 import type { Upstream } from './upstream/upstream.js';
 import { BASE_CHAIN_NAME } from './upstream/upstream.js';
 import { relayCounts, type RelayCounts } from './subscriptions/relay-counts.js';
-import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
+import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface DelegationRouterPlugin extends Plugin {
   readonly name: 'delegation-router';
@@ -156,6 +156,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     name: 'delegation-router' as const,
     dependencies: ['routes'],
     allowHeaders: [SOLANA_CLIENT_HEADER],
+    wireErrors: solanaWireErrors,
     options: json,
     routing,
     baseChainProviders: base.providers,

@@ -1,7 +1,7 @@
 import { definePlugin, type Plugin } from '@rollup-router/core';
 import { getRoutesMethod } from './get-routes-method.js';
 import { RouteRegistry, type RoutesOptions } from './registry.js';
-import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
+import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface RoutesPlugin extends Plugin {
   /** The node registry: available nodes, health, reload(), change and probe observers. */
@@ -14,6 +14,7 @@ export function routesPlugin(options: RoutesOptions = {}): RoutesPlugin {
   return definePlugin({
     name: 'routes',
     allowHeaders: [SOLANA_CLIENT_HEADER],
+    wireErrors: solanaWireErrors,
     methods: [getRoutesMethod(registry)],
     start: (ctx) => registry.start(ctx),
     stop: () => registry.stop(),

@@ -16,7 +16,7 @@ import type { StatusStore } from './store.js';
 import { upstreamClient } from './upstream/call-upstream.js';
 import { UpstreamDirectory } from './upstream/directory.js';
 import { UpstreamFanOut } from './upstream/fan-out.js';
-import { SOLANA_CLIENT_HEADER } from '@rollup-router/solana';
+import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface SignatureStatusesPlugin extends Plugin {
   readonly name: 'signature-statuses';
@@ -67,6 +67,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
   return definePlugin({
     name: 'signature-statuses' as const,
     allowHeaders: [SOLANA_CLIENT_HEADER],
+    wireErrors: solanaWireErrors,
     options: json,
     methods: [getSignatureStatusesMethod((signatures, o) => chain.lookup(signatures, o))],
     subscriptions: [signatureSubscription(watch)],

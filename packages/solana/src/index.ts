@@ -12,3 +12,4 @@ export {
   type SolanaProvider,
 } from './chain-providers.js';
 export type { ChainProvider } from './generated/schemas.js';
+export { SOLANA_CLIENT_CODES, solanaWireErrors } from './wire-errors.js';

@@ -6,6 +6,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { refusalData, type Verdict } from '../admission.js';
 import type { KeyAccount } from '../api-keys.js';
 import { errorJson } from '../envelope.js';
+import type { WireErrorPolicy } from '../wire-errors.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
 import { mountPrefix } from '../mount-path.js';
@@ -81,10 +82,10 @@ export class WebSocketTransport<C = unknown> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://upgrade');
     if (!this.isRoot(url.pathname)) {
-      if (!shared) refuse(socket, 'NO_SUCH_PATH', 'no WebSocket endpoint at this path');
+      if (!shared) refuse(socket, this.rpc.wireErrors, 'NO_SUCH_PATH', 'no WebSocket endpoint at this path');
       return;
     }
-    if (this.closing !== undefined) return refuse(socket, 'SHUTTING_DOWN');
+    if (this.closing !== undefined) return refuse(socket, this.rpc.wireErrors, 'SHUTTING_DOWN');
     const { admission, clientAddress } = this.rpc.access;
     const clientKey = clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     // The upgrade is a request like any other: admitted (and charged) by the service's one step.
@@ -93,16 +94,18 @@ export class WebSocketTransport<C = unknown> {
     const verdict = admission.admitRequest(clientKey, key);
     const decide = (admitted: Verdict): void => {
       if (socket.destroyed) return;
-      if (admitted !== undefined) return refuse(socket, admitted.why, refusalData(admitted));
+      if (admitted !== undefined)
+        return refuse(socket, this.rpc.wireErrors, admitted.why, refusalData(admitted));
       const why = this.refusalOf(req, clientKey);
-      if (why !== undefined) return refuse(socket, why);
+      if (why !== undefined) return refuse(socket, this.rpc.wireErrors, why);
       const client = { address: clientKey, key };
       if (this.context === undefined) return this.upgrade(req, socket, head, client, undefined as C);
       // The host's context, once per connection, from the upgrade request alone.
       const denied = (err: unknown): void => {
         if (!(err instanceof RpcError)) this.rpc.logger.error({ err }, 'websocket context failed');
         const error = err instanceof RpcError ? err : RpcError.of(HttpRefusal.UNCAUGHT.code);
-        if (!socket.destroyed) refuseWith(socket, err instanceof RpcError ? 403 : 500, error);
+        if (!socket.destroyed)
+          refuseWith(socket, this.rpc.wireErrors, err instanceof RpcError ? 403 : 500, error);
       };
       let made: C | Promise<C>;
       try {
@@ -244,14 +247,20 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** Answers a refused upgrade with its HTTP status and a JSON-RPC error body (the one table), then closes. */
-function refuse(socket: Duplex, why: HttpRefusalName, data?: unknown): void {
+function refuse(socket: Duplex, wire: WireErrorPolicy, why: HttpRefusalName, data?: unknown): void {
   const { status, code } = HttpRefusal[why];
-  refuseWith(socket, status, RpcError.of(code, data), why);
+  refuseWith(socket, wire, status, RpcError.of(code, data), why);
 }
 
-function refuseWith(socket: Duplex, status: number, error: RpcError, why?: HttpRefusalName): void {
+function refuseWith(
+  socket: Duplex,
+  wire: WireErrorPolicy,
+  status: number,
+  error: RpcError,
+  why?: HttpRefusalName,
+): void {
   const data = error.data;
-  const body = errorJson('null', error.toJSON());
+  const body = errorJson('null', error.toJSON(), wire);
   const retryAfter = (data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
   const extra =
     why === 'UNAUTHORIZED'

@@ -1,9 +1,10 @@
-import { CLIENT_FALLBACK_CODE } from '../codes.js';
+import { ErrorCode } from '../codes.js';
 
 /**
  * The server answered the call with a JSON-RPC error. `code` and `data` are the wire's;
- * `causeCode` is the router's own code: a code clients do not know arrives as -32603 with the
- * cause in `data.code` (docs/error-codes.md), so `cause` is that, else `code`.
+ * `causeCode` is the service's own code: a service with Solana's wire policy sends a code
+ * Solana's clients do not know as -32603 with the cause in `data.code` (docs/error-codes.md),
+ * so it is that, else `code` (a plain JSON-RPC service sends its codes as they are).
  */
 export class RpcCallError extends Error {
   readonly causeCode: number;
@@ -17,7 +18,7 @@ export class RpcCallError extends Error {
     super(message);
     this.name = 'RpcCallError';
     const inData = (data as { code?: unknown } | null | undefined)?.code;
-    this.causeCode = code === CLIENT_FALLBACK_CODE && typeof inData === 'number' ? inData : code;
+    this.causeCode = code === ErrorCode.INTERNAL_ERROR && typeof inData === 'number' ? inData : code;
   }
 }
 

@@ -13,5 +13,6 @@ export {
   type Subscription,
   type SubscriptionMap,
 } from './typed-client.js';
+export type { ApiOf } from './api-of.js';
 export { RpcCallError, RpcNoAnswerError, type NoAnswerKind } from './errors.js';
 export type { CallOptions, Settled } from './link.js';

@@ -1,9 +1,11 @@
-// The one rule for error codes on the wire (envelope.ts wireError), against @solana/kit's own
-// table in its development build: every error we can send must come out as a SolanaError.
+// Solana's wire error policy (wire-errors.ts), against @solana/kit's own table in its
+// development build: every error a Solana service can send must come out as a SolanaError.
 import { expect } from 'chai';
 import * as kitErrors from '@solana/kit';
 import { createLogger, createRpc, ErrorCode, ErrorInfo } from '@rollup-router/core';
-import { SOLANA_CLIENT_CODES, wireError } from '@rollup-router/core/internal';
+import { SOLANA_CLIENT_CODES, solanaWireErrors } from '@rollup-router/solana';
+
+const wireError = solanaWireErrors.toWire;
 
 /** The JSON-RPC codes kit's error table has a message for. */
 const kitJsonRpcCodes = Object.entries(kitErrors)
@@ -21,7 +23,7 @@ function kitReads(error: { code: number; message: string; data?: unknown }): Err
   }
 }
 
-describe('error codes on the wire (wireError)', () => {
+describe("Solana's wire error policy (solanaWireErrors)", () => {
   it("the codes sent as they are are exactly kit's JSON-RPC table", () => {
     expect([...SOLANA_CLIENT_CODES].sort()).to.deep.equal([...kitJsonRpcCodes].sort());
   });
@@ -85,9 +87,10 @@ describe('error codes on the wire (wireError)', () => {
     );
   });
 
-  it('the dispatcher sends a handler error through the rule; its call is still observed under its own code', async () => {
+  it('the dispatcher sends a handler error through the policy; its call is still observed under its own code', async () => {
     const rpc = createRpc({
       logger: createLogger({ level: 'silent' }),
+      wireErrors: solanaWireErrors,
       limits: { callDeadlineMs: 1 },
       methods: [{ name: 'slow', handler: () => new Promise((resolve) => setTimeout(resolve, 50)) }],
     });

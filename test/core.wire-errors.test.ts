@@ -1,0 +1,287 @@
+// Which codes a service sends (issue 39, item 1): a service built on the core alone sends its
+// own codes as they are (plain JSON-RPC 2.0); a service with a Solana plugin sends what
+// @solana/kit's development build can read; the service option wireErrors overrides both.
+// Real HTTP and WebSocket on loopback, kit's own development build.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { expect } from 'chai';
+import { createSolanaRpc, isSolanaError, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR } from '@solana/kit';
+import {
+  attachWebSocket,
+  createLogger,
+  createNodeListener,
+  createRpc,
+  defineErrors,
+  defineMethod,
+  definePlugin,
+  defineSubscription,
+  jsonRpcWireErrors,
+  RpcError,
+  type Plugin,
+  type RpcOptions,
+} from '@rollup-router/core';
+import { createClient, RpcCallError } from '@rollup-router/core/client';
+import { routesPlugin } from '@rollup-router/routes';
+import { solanaWireErrors } from '@rollup-router/solana';
+import { post } from '@rollup-router/test-support/http';
+import { randomSignature } from '@rollup-router/test-support/solana';
+import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
+
+const ShopErrors = defineErrors({
+  OUT_OF_STOCK: { code: -32060, message: 'Out of stock', meaning: 'the item is sold out' },
+  NOT_WATCHED: { code: -32061, message: 'Not watched here', meaning: 'a signature this shop does not watch' },
+});
+
+// The shop watches any signature but this one.
+const REFUSED = randomSignature();
+
+const getSlot = defineMethod({
+  name: 'getSlot',
+  handler: (): number => {
+    throw RpcError.from(ShopErrors.OUT_OF_STOCK, { item: 'apples' });
+  },
+});
+
+// An embedder's own plugin. Its methods carry Solana's names so that kit can call them.
+const shopPlugin = definePlugin({
+  name: 'shop',
+  errors: Object.values(ShopErrors),
+  methods: [
+    getSlot,
+    defineMethod({
+      name: 'getBlockHeight',
+      handler: (): number => {
+        throw new Error('a bug of the shop');
+      },
+    }),
+    defineMethod({ name: 'getHealth', handler: () => 'ok' }),
+  ],
+  subscriptions: [
+    defineSubscription<[string, ...unknown[]], never>({
+      subscribe: 'signatureSubscribe',
+      unsubscribe: 'signatureUnsubscribe',
+      notification: 'signatureNotification',
+      admit: ([signature]) => {
+        if (signature === REFUSED) throw RpcError.from(ShopErrors.NOT_WATCHED);
+      },
+      start: () => () => undefined,
+    }),
+  ],
+});
+
+interface Served {
+  readonly url: string;
+  readonly wsUrl: string;
+  close(): Promise<void>;
+}
+
+const running: Served[] = [];
+
+/** The service over node:http and a WebSocket on one ephemeral loopback port. */
+async function serve(options: RpcOptions): Promise<Served> {
+  const rpc = createRpc({ logger: createLogger({ level: 'silent' }), ...options });
+  await rpc.start();
+  const http = createServer(createNodeListener(rpc));
+  const sockets = attachWebSocket(http, rpc);
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  const { port } = http.address() as AddressInfo;
+  const served: Served = {
+    url: `http://127.0.0.1:${port}/`,
+    wsUrl: `ws://127.0.0.1:${port}/`,
+    async close() {
+      await sockets.close(0);
+      http.closeAllConnections();
+      await new Promise((done) => http.close(done));
+      await rpc.stop();
+    },
+  };
+  running.push(served);
+  return served;
+}
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+async function httpError(url: string, method: string): Promise<Frame['error']> {
+  const { text } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method }));
+  return (JSON.parse(text) as Frame).error;
+}
+
+/** Calls until the rate limit refuses one (a few points are configured), returning that refusal. */
+async function firstRefusal(call: () => Promise<Frame['error']>): Promise<Frame['error']> {
+  for (let i = 0; i < 10; i++) {
+    const error = await call();
+    if (error !== undefined) return error;
+  }
+  throw new Error('no call was refused');
+}
+
+const rateLimit = { points: 3, durationSeconds: 600 };
+
+describe('error codes on the wire, per service (wireErrors)', () => {
+  describe('a service with no Solana plugin', () => {
+    it("sends its plugin's code, a bug's -32603 and the core's rate limit -32051 as they are, over HTTP", async () => {
+      const s = await serve({ plugins: [shopPlugin], rateLimit });
+      expect(await httpError(s.url, 'getSlot')).to.deep.equal({
+        code: -32060,
+        message: 'Out of stock',
+        data: { item: 'apples' },
+      });
+      expect(await httpError(s.url, 'getBlockHeight')).to.deep.equal({
+        code: -32603,
+        message: 'Internal error',
+      });
+      const limited = await firstRefusal(() => httpError(s.url, 'getHealth'));
+      expect(limited?.code).to.equal(-32051);
+      expect(limited?.message).to.equal('Too many requests');
+    });
+
+    it('sends them as they are over WebSocket, a refused subscription included', async () => {
+      const s = await serve({ plugins: [shopPlugin], rateLimit: { points: 5, durationSeconds: 600 } });
+      const socket = await TestSocket.open(s.wsUrl);
+      try {
+        expect((await socket.call('getSlot', undefined, 1)).error).to.deep.equal({
+          code: -32060,
+          message: 'Out of stock',
+          data: { item: 'apples' },
+        });
+        expect((await socket.call('getBlockHeight', undefined, 2)).error?.code).to.equal(-32603);
+        expect((await socket.call('signatureSubscribe', [REFUSED], 3)).error).to.deep.equal({
+          code: -32061,
+          message: 'Not watched here',
+        });
+        const limited = await firstRefusal(async () => (await socket.call('getHealth', undefined, 4)).error);
+        expect(limited?.code).to.equal(-32051);
+      } finally {
+        await socket.close();
+      }
+    });
+
+    it("can opt into Solana's policy with the service option", async () => {
+      const s = await serve({ plugins: [shopPlugin], wireErrors: solanaWireErrors });
+      expect(await httpError(s.url, 'getSlot')).to.deep.equal({
+        code: -32603,
+        message: 'Out of stock',
+        data: { code: -32060, item: 'apples' },
+      });
+    });
+  });
+
+  describe('a service with a Solana plugin (routes) and the embedder’s own methods', () => {
+    const solanaService = (options: RpcOptions = {}) =>
+      serve({ plugins: [routesPlugin({ routes: [] }), shopPlugin], ...options });
+
+    it("kit's development build reads the embedder's code and a bug as SolanaErrors over HTTP", async () => {
+      const s = await solanaService();
+      const rpc = createSolanaRpc(s.url);
+      const failure = async (send: () => Promise<unknown>): Promise<unknown> =>
+        send().then(
+          () => expect.fail('the call succeeded'),
+          (err: unknown) => err,
+        );
+      const outOfStock = await inKitDevelopmentBuild(() => failure(() => rpc.getSlot().send()));
+      expect(isSolanaError(outOfStock, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR), String(outOfStock)).to.equal(
+        true,
+      );
+      expect((outOfStock as Error).message).to.include('Out of stock');
+      const bug = await inKitDevelopmentBuild(() => failure(() => rpc.getBlockHeight().send()));
+      expect(isSolanaError(bug, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR), String(bug)).to.equal(true);
+    });
+
+    it("kit's development build reads the embedder's refused subscription over WebSocket and lives", async () => {
+      const s = await solanaService();
+      const run = await kitSubscribesTwice(s.wsUrl, randomSignature(), REFUSED);
+      expect(run.exitCode, `kit's process exited; stderr:\n${run.stderr}`).to.equal(0);
+      expect(run.lines[0]).to.deep.equal({ step: 'env', nodeEnv: null });
+      expect(run.lines[1]).to.deep.equal({ step: 'first', ok: true });
+      const second = run.lines[2]!;
+      expect(second.error?.solanaError, JSON.stringify(second)).to.equal(true);
+      expect(second.error?.message).to.include('Not watched here');
+    });
+
+    it('the service option overrides the plugins: jsonRpcWireErrors sends the codes as they are', async () => {
+      const s = await solanaService({ wireErrors: jsonRpcWireErrors });
+      expect((await httpError(s.url, 'getSlot'))?.code).to.equal(-32060);
+    });
+
+    it('the typed client reads the cause either way', async () => {
+      const solana = await solanaService();
+      const plain = await serve({ plugins: [shopPlugin] });
+      for (const url of [solana.url, plain.url, solana.wsUrl, plain.wsUrl]) {
+        const client = createClient<{ getSlot: typeof getSlot }>(url);
+        try {
+          const err = await client.getSlot().then(
+            () => expect.fail('the call succeeded'),
+            (e: unknown) => e,
+          );
+          expect(err, url).to.be.instanceOf(RpcCallError);
+          expect((err as RpcCallError).causeCode, url).to.equal(-32060);
+        } finally {
+          await client.$close();
+        }
+      }
+    });
+  });
+
+  it('two plugins installing different policies refuse the build, naming both', () => {
+    const other = { name: 'teapot', toWire: (e: { code: number; message: string }) => e };
+    const teapot: Plugin = { name: 'teapot-plugin', wireErrors: other };
+    expect(() =>
+      createRpc({
+        logger: createLogger({ level: 'silent' }),
+        plugins: [routesPlugin({ routes: [] }), teapot],
+      }),
+    ).to.throw(
+      /plugin "routes" installs the wire error policy "solana" and plugin "teapot-plugin" installs "teapot"/,
+    );
+  });
+});
+
+/** kit picks its development build from NODE_ENV when it reads an error; whoever runs the tests may set it. */
+async function inKitDevelopmentBuild<T>(run: () => Promise<T>): Promise<T> {
+  const previous = process.env.NODE_ENV;
+  delete process.env.NODE_ENV;
+  try {
+    return await run();
+  } finally {
+    if (previous !== undefined) process.env.NODE_ENV = previous;
+  }
+}
+
+interface SubscriberLine {
+  readonly step: 'env' | 'first' | 'second';
+  readonly nodeEnv?: string | null;
+  readonly ok?: boolean;
+  readonly error?: { readonly solanaError: boolean; readonly message: string };
+}
+
+/** kit's subscriptions client in its own process (a throw in its socket listener kills it), NODE_ENV unset. */
+async function kitSubscribesTwice(
+  url: string,
+  first: string,
+  second: string,
+): Promise<{ lines: SubscriberLine[]; exitCode: number | null; stderr: string }> {
+  const env = { ...process.env };
+  delete env.NODE_ENV;
+  const script = new URL('./support/kit-subscriber.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, url, first, second], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  const lines: SubscriberLine[] = [];
+  for await (const text of createInterface({ input: child.stdout })) {
+    const line = JSON.parse(text) as SubscriberLine;
+    lines.push(line);
+    if (line.step === 'first') child.stdin.write('go\n');
+  }
+  const [exitCode] = await exited;
+  return { lines, exitCode, stderr };
+}
