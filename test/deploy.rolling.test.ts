@@ -16,6 +16,7 @@ import {
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
 import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
+import { web3SocketOpen } from '@rollup-router/test-support/web3-socket';
 import { CHAIN_URL, validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { hasRedisServer, startRedisServer, type RedisServer } from '@rollup-router/test-support/redis-server';
 import { skipWithout } from '@rollup-router/test-support/system-tool';
@@ -35,10 +36,6 @@ async function fundedKeypair(sol = 1): Promise<Keypair> {
 
 const transfer = (from: Keypair, to: PublicKey, lamports: number): Transaction =>
   new Transaction().add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }));
-
-/** Whether web3.js's WebSocket is open (it has no public accessor; 1.x keeps this field). */
-const socketOpen = (connection: Connection): boolean =>
-  (connection as unknown as { _rpcWebSocketConnected: boolean })._rpcWebSocketConnected;
 
 /**
  * Clients calling through the balancer without pause, each lane one call after another on
@@ -226,7 +223,7 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       await subscriber.removeAccountChangeListener(subscription);
       // With nothing subscribed web3.js closes its socket itself (1000: it does not reconnect);
       // a socket the balancer's stop cut instead would be tried again for the rest of the run.
-      await waitFor(() => !socketOpen(subscriber), 'web3.js closing its idle socket', {
+      await waitFor(() => !web3SocketOpen(subscriber), 'web3.js closing its idle socket', {
         attempts: 300,
         stepMs: 100,
       });
