@@ -89,7 +89,7 @@ describe('examples/forward-node.ts', function () {
 
   it("passes the node's own error back: its code and message", async () => {
     const { json } = await call('eth_getBalance', ['0x0', 'latest', '0x1']);
-    // A service with no Solana plugin sends codes as they are (docs/error-codes.md).
+    // A service with no Solana plugin sends codes as they are (docs/wire-errors.md).
     const error = json.error as { code: number; message: string };
     expect(error.code).to.equal(-32000);
     expect(error.message).to.equal('header not found');

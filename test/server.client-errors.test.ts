@@ -94,7 +94,7 @@ function expectKitReadRefusal(
   return error;
 }
 
-/** The router's cause, thrown by a wrapped kit transport (docs/error-codes.md, "Reading data.code"). */
+/** The router's cause, thrown by a wrapped kit transport (docs/wire-errors.md, "Reading data.code"). */
 class RouterError extends Error {
   constructor(
     readonly code: number,
