@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import { REPO, startCli, type ServerProcess } from './server.harness.js';
+import { REPO, sample, startCli, type ServerProcess } from './server.harness.js';
 
 export const HAPROXY_CFG = join(REPO, 'deploy/haproxy/haproxy.cfg');
 const ROUTER_CFG = join(REPO, 'deploy/router/config.yaml');
@@ -49,15 +49,15 @@ export class StackRouter {
     this.running = await startCli(['--config', this.configFile], this.env);
   }
 
-  /** Its 200 answers so far, from its own /metrics. */
+  /**
+   * The getRoutes calls it answered so far, from its own /metrics: calls, not HTTP answers,
+   * which HAProxy's /ready probes would make grow with no call at all.
+   */
   async answered(): Promise<number> {
     const listening = this.process.logs().find((l) => String(l.msg).startsWith('listening'));
     const url = (listening?.endpoints as { metrics: string }).metrics;
     const text = await (await fetch(url, { signal: AbortSignal.timeout(15_000) })).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith('rollup_router_http_responses_total{') && l.includes('status="200"'))
-      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    return sample(text, 'rollup_router_calls_total{method="getRoutes",code="0"}') ?? 0;
   }
 
   /** SIGTERM, as `docker stop` sends; resolves with the exit code. */
