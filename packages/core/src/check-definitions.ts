@@ -1,3 +1,4 @@
+import { closestName } from './closest-name.js';
 import type { AnyMethodDefinition } from './method.js';
 import type { Plugin } from './plugin.js';
 import type { AnySubscriptionDefinition } from './subscriptions/definition.js';
@@ -113,7 +114,7 @@ function checkSubscription(subscription: unknown, owner: string, index: number):
 function unknownKey(fields: Fields, known: readonly string[], where: string, what: string): void {
   for (const key of Object.keys(fields)) {
     if (known.includes(key)) continue;
-    const near = nearest(key, known);
+    const near = closestName(key, known);
     throw new Error(
       near === undefined
         ? `${where}: unknown key "${key}"; ${what} has ${known.join(', ')}`
@@ -127,7 +128,7 @@ function misspelledKey(fields: Fields, known: readonly string[], where: string):
   const missing = known.filter((k) => !(k in fields));
   for (const key of Object.keys(fields)) {
     if (known.includes(key)) continue;
-    const near = nearest(key, missing);
+    const near = closestName(key, missing);
     if (near !== undefined) throw new Error(`${where}: unknown key "${key}": did you mean "${near}"?`);
   }
 }
@@ -143,34 +144,4 @@ function arrayOf(fields: Fields, key: string, where: string): readonly unknown[]
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new Error(`${where}: ${key} must be an array`);
   return value;
-}
-
-/** The candidate within one edit (two for longer words) of `word`, a swap of neighbours counting as one. */
-function nearest(word: string, candidates: readonly string[]): string | undefined {
-  const allowed = word.length >= 8 ? 2 : 1;
-  let best: { key: string; distance: number } | undefined;
-  for (const key of candidates) {
-    const distance = editDistance(word.toLowerCase(), key.toLowerCase());
-    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { key, distance };
-  }
-  return best?.key;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [
-    i,
-    ...Array<number>(b.length).fill(0),
-  ]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
 }
