@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { createFallback } from './http/fallback.js';
 import { listenOn } from './http/listen-on.js';
-import { LastResponseCloses } from './http/last-response-closes.js';
 import type { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
 import { websocketOnly } from './http/websocket-only.js';
@@ -20,7 +19,6 @@ export interface Listeners {
   readonly metricsServer: Server | undefined;
   readonly socketServer: Server | undefined;
   /** Makes the clients' listener close each connection after its response (shutdown). */
-  readonly lastResponse: LastResponseCloses;
 }
 
 /**
@@ -50,8 +48,7 @@ export function createListeners(
       createFallback({ ready, metrics: separate ? undefined : scrape, metricsToken, onError, otherPosts }),
     ),
   });
-  const lastResponse = new LastResponseCloses();
-  const handler = tracker.wrap(lastResponse.wrap(listener));
+  const handler = tracker.wrap(listener);
   const server = createServer(handler);
   // The second listener serves sockets only (attached below): plain HTTP there gets 426 naming this one.
   const mount = mountPrefix(config.endpoints.mountPath);
@@ -65,7 +62,7 @@ export function createListeners(
           withSecurityHeaders(createFallback({ ready: undefined, metrics: scrape, metricsToken, onError })),
         )
       : undefined;
-  return { server, metricsServer, socketServer, lastResponse };
+  return { server, metricsServer, socketServer };
 }
 
 const urlOf = (scheme: string, server: Server, path: string): string => {

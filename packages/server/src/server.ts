@@ -105,7 +105,6 @@ async function startWith(
     log,
     rpc,
     tracker,
-    lastResponse: listeners.lastResponse,
     upstreams,
     state,
     server,

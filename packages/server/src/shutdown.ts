@@ -4,7 +4,6 @@ import type { Rpc, WebSocketTransport } from '@rollup-router/core';
 import type { StatusStore } from '@rollup-router/signature-statuses';
 import type { Logger } from 'pino';
 import { closeGracefully } from './http/close-gracefully.js';
-import type { LastResponseCloses } from './http/last-response-closes.js';
 import type { RequestTracker } from './http/request-tracker.js';
 import type { UpstreamWatch } from './readiness/upstream-watch.js';
 import type { SharedRedis } from './redis/shared-redis.js';
@@ -33,7 +32,6 @@ export interface StopParts {
   readonly drainDelayMs: number;
   readonly rpc: Rpc;
   readonly tracker: RequestTracker;
-  readonly lastResponse: LastResponseCloses;
   readonly upstreams: UpstreamWatch;
   readonly state: { draining: boolean };
   readonly server: Server;
@@ -61,7 +59,7 @@ export async function shutDown(parts: StopParts, graceMs: number): Promise<void>
   const steps = new BoundedSteps(log);
   state.draining = true;
   if (drainDelayMs > 0) {
-    parts.lastResponse.close();
+    tracker.closeConnectionsAfterResponses();
     log.info(
       { drainDelayMs },
       'shutting down: /ready answers 503; calls are still answered until the load balancer has taken this instance out',

@@ -7,6 +7,7 @@ import type { RequestListener } from 'node:http';
 export class RequestTracker {
   private count = 0;
   private idleWaiters: (() => void)[] = [];
+  private closingConnections = false;
 
   constructor(private readonly onResponse: (status: number) => void = () => undefined) {}
 
@@ -24,8 +25,21 @@ export class RequestTracker {
         this.count -= 1;
         if (this.count === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
       });
+      // The JSON-RPC handler's writeHead merges this header into its own.
+      if (this.closingConnections) res.setHeader('connection', 'close');
       listener(req, res);
     };
+  }
+
+  /**
+   * From now on every response ends its connection (`Connection: close`). While a stopping
+   * server still answers calls (shutdown.drainDelayMs), a client or load balancer that kept
+   * a connection open opens a new one for its next request, which its balancer sends to an
+   * instance that is staying; so when the drain closes the idle connections, none is left
+   * for a request to race into.
+   */
+  closeConnectionsAfterResponses(): void {
+    this.closingConnections = true;
   }
 
   /** Resolves once no request is being answered. */
