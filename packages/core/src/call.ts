@@ -16,8 +16,11 @@ export interface CallScope {
   readonly session?: SubscriptionHost;
   /** What the host's `context` function made of the request or connection (CallContext.host). */
   readonly host?: unknown;
-  /** Told of the upstreams that answer the scope's calls (HTTP: the response header of a single call). */
-  answeredBy?(upstream: string): void;
+  /**
+   * Handed a call's list of the upstreams that answered it, when its first is named (HTTP:
+   * the response header of a single call). The list grows as the call names more.
+   */
+  answered?(upstreams: readonly string[]): void;
 }
 
 /**
@@ -95,10 +98,12 @@ export class Call implements CallContext {
         `an upstream label is visible ASCII without commas, at most 128 characters: ${JSON.stringify(upstream)}`,
       );
     }
-    const known = (this.upstreams ??= []);
-    if (known.includes(upstream)) return;
-    known.push(upstream);
-    this.scope.answeredBy?.(upstream);
+    const known = this.upstreams;
+    if (known === undefined) {
+      this.scope.answered?.((this.upstreams = [upstream]));
+      return;
+    }
+    if (!known.includes(upstream)) known.push(upstream);
   }
 
   /** The deadline passed: whoever listens on the signal stops working for nobody. */

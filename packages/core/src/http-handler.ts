@@ -299,8 +299,8 @@ class RequestScope implements CallScope, GoneFollowers {
   readonly origin: CallOrigin;
   /** The host's context, set once made (before any call runs). */
   host: unknown = undefined;
-  /** The upstreams that answered the request's calls, in the order they were named; undefined while none. */
-  upstreams: string[] | undefined;
+  /** The upstreams that answered the request's (last) call, in the order named; undefined while none. */
+  upstreams: readonly string[] | undefined;
   /** Who follows the client's end; undefined until the first, then one listener on the response. */
   private followers: ((reason: unknown) => void)[] | undefined;
   private goneReason: Error | undefined;
@@ -313,9 +313,8 @@ class RequestScope implements CallScope, GoneFollowers {
     this.origin = { remoteAddress: ex.remoteAddress, headers: ex.headers };
   }
 
-  answeredBy(upstream: string): void {
-    const known = (this.upstreams ??= []);
-    if (!known.includes(upstream)) known.push(upstream);
+  answered(upstreams: readonly string[]): void {
+    this.upstreams = upstreams;
   }
 
   /** The request follows its own client: no AbortSignal is made for it. */
