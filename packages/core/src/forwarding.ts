@@ -60,6 +60,9 @@ export interface ForwardCall {
  * what went wrong in detail (an HTTP status, a body, an address) goes to the log only.
  */
 export class Forwarder<T extends ForwardTarget = ForwardTarget> {
+  /** Each target as `observe` is told of one provider's attempt, made once per (target, provider). */
+  private readonly perProvider = new WeakMap<T, Map<string, T>>();
+
   constructor(
     private readonly client: JsonRpcClient,
     private readonly options: ForwarderOptions<T>,
@@ -112,11 +115,12 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       const outcome = await providers.call({
         ...spec,
         write: call.write,
-        onAttempt: (provider, attempt, ms) => {
-          const named =
-            providers.size > 1 ? ({ ...target, name: `${target.name}:${provider}` } as T) : target;
-          observe?.(named, upstreamCallOutcome(attempt), ms);
-        },
+        onAttempt:
+          observe &&
+          ((provider, attempt, ms) => {
+            const named = providers.size > 1 ? this.asProvider(target, provider) : target;
+            observe(named, upstreamCallOutcome(attempt), ms);
+          }),
       });
       return this.answerOf(target, method, call, outcome);
     }
@@ -124,6 +128,16 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     const outcome = await this.client.call(target.url, spec);
     observe?.(target, upstreamCallOutcome(outcome), performance.now() - started);
     return this.answerOf(target, method, call, outcome);
+  }
+
+  /** `target` named `<name>:<provider>`, for what observes one provider's attempt. */
+  private asProvider(target: T, provider: string): T {
+    let named = this.perProvider.get(target);
+    if (named === undefined) this.perProvider.set(target, (named = new Map()));
+    let renamed = named.get(provider);
+    if (renamed === undefined)
+      named.set(provider, (renamed = { ...target, name: `${target.name}:${provider}` }));
+    return renamed;
   }
 
   private answerOf(

@@ -98,6 +98,8 @@ interface Entry {
  */
 export class ProviderSet {
   private readonly entries: Entry[];
+  /** The entries as calls try them (see orderOf): rebuilt when a health changes, not per call. */
+  private order: readonly Entry[];
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
 
@@ -112,6 +114,7 @@ export class ProviderSet {
       nextProbeAt: 0,
       backoffMs: options.probeIntervalMs,
     }));
+    this.order = this.entries;
   }
 
   get size(): number {
@@ -130,7 +133,7 @@ export class ProviderSet {
 
   /** The provider calls go to now: the first healthy one, else the first. */
   current(): Provider {
-    return this.ordered()[0]!.provider;
+    return this.order[0]!.provider;
   }
 
   /** Probes the providers from now until stop (only with more than one: one has no other to go to). */
@@ -148,7 +151,7 @@ export class ProviderSet {
   }
 
   async call(call: ProviderCall): Promise<JsonRpcOutcome> {
-    const candidates = this.ordered();
+    const candidates = this.order;
     if (call.write) return this.write(call, candidates);
     if (this.options.hedgeAfterMs !== undefined && candidates.length > 1)
       return this.hedged(call, candidates);
@@ -164,8 +167,8 @@ export class ProviderSet {
   }
 
   /** Healthy first, in the operator's order, then the others in that order. */
-  private ordered(): Entry[] {
-    return [
+  private reorder(): void {
+    this.order = [
       ...this.entries.filter((e) => e.health === 'healthy'),
       ...this.entries.filter((e) => e.health !== 'healthy'),
     ];
@@ -186,9 +189,9 @@ export class ProviderSet {
 
   private async write(call: ProviderCall, candidates: readonly Entry[]): Promise<JsonRpcOutcome> {
     let outcome = await this.attempt(candidates[0]!, call, call.onAttempt);
-    for (const entry of candidates.slice(1)) {
+    for (let i = 1; i < candidates.length; i++) {
       if (!unreadByProvider(outcome)) break;
-      outcome = await this.attempt(entry, call, call.onAttempt);
+      outcome = await this.attempt(candidates[i]!, call, call.onAttempt);
       if (outcome.kind === 'reply' && outcome.reply.error != null) {
         const taken = this.options.alreadyTaken?.(call.method, call.params, outcome.reply.error);
         if (taken !== undefined) return tookIt(outcome, taken);
@@ -199,9 +202,12 @@ export class ProviderSet {
 
   /**
    * The first provider asked at once, the next after hedgeAfterMs (or at once when one fails):
-   * the first usable answer wins and the others are cancelled.
+   * the first usable answer wins and the others are cancelled. Each attempt gets the call's
+   * time left, and one hedge at most: a provider launched because another failed is not
+   * hedged at once by the timer of the first.
    */
   private hedged(call: ProviderCall, candidates: readonly Entry[]): Promise<JsonRpcOutcome> {
+    const started = performance.now();
     return new Promise((resolve) => {
       const controllers: AbortController[] = [];
       let next = 0;
@@ -215,17 +221,20 @@ export class ProviderSet {
         resolve(outcome);
       };
       const launch = (): boolean => {
-        const entry = candidates[next++];
-        if (entry === undefined || done) return false;
+        const entry = candidates[next];
+        const timeoutMs = call.timeoutMs - (performance.now() - started);
+        if (entry === undefined || done || (next > 0 && timeoutMs <= 0)) return false;
+        next++;
         const own = new AbortController();
         controllers.push(own);
         const signal = call.signal === undefined ? own.signal : AbortSignal.any([call.signal, own.signal]);
         running++;
-        void this.attempt(entry, { ...call, signal }, call.onAttempt).then((outcome) => {
+        void this.attempt(entry, { ...call, signal, timeoutMs }, call.onAttempt).then((outcome) => {
           running--;
           if (done) return;
           if (!failoverWorthy(outcome)) return finish(outcome);
           last = outcome;
+          clearTimeout(hedge);
           if (!launch() && running === 0) finish(last);
         });
         return true;
@@ -235,18 +244,28 @@ export class ProviderSet {
     });
   }
 
+  /**
+   * Takes a provider out on a failure. Only the first failure sets when it is probed: the
+   * calls in flight when it went down all fail too, and none of them is a probe that found it
+   * still down (that is probeFailed, which backs off).
+   */
   private fail(entry: Entry, reason: string): void {
     if (this.entries.length < 2) return;
-    const now = Date.now();
-    if (entry.health !== 'failing') {
-      this.options.log?.()?.warn({ provider: entry.provider.name, reason }, 'provider out: failing');
-      entry.backoffMs = this.options.probeIntervalMs;
-    } else {
-      entry.backoffMs = Math.min(entry.backoffMs * 2, this.options.maxBackoffMs);
-    }
-    entry.health = 'failing';
     entry.reason = reason;
-    entry.nextProbeAt = now + entry.backoffMs;
+    if (entry.health === 'failing') return;
+    this.options.log?.()?.warn({ provider: entry.provider.name, reason }, 'provider out: failing');
+    entry.health = 'failing';
+    entry.backoffMs = this.options.probeIntervalMs;
+    entry.nextProbeAt = Date.now() + entry.backoffMs;
+    this.reorder();
+  }
+
+  /** A probe of a provider already out found it still down: the wait before the next one doubles. */
+  private probeFailed(entry: Entry): void {
+    if (entry.health !== 'failing') return this.fail(entry, 'probe failed');
+    entry.reason = 'probe failed';
+    entry.backoffMs = Math.min(entry.backoffMs * 2, this.options.maxBackoffMs);
+    entry.nextProbeAt = Date.now() + entry.backoffMs;
   }
 
   private async probe(): Promise<void> {
@@ -271,7 +290,7 @@ export class ProviderSet {
         maxReplyBytes: MAX_PROBE_REPLY_BYTES,
       });
     const freshness = await this.options.freshness(ask).catch(() => undefined);
-    if (freshness === undefined) return this.fail(entry, 'probe failed');
+    if (freshness === undefined) return this.probeFailed(entry);
     entry.freshness = freshness;
     if (entry.health === 'failing') this.recover(entry, 'answers again');
   }
@@ -285,6 +304,7 @@ export class ProviderSet {
       if (behind > this.options.maxLag) {
         if (entry.health === 'healthy') {
           entry.health = 'lagging';
+          this.reorder();
           this.options.log?.()?.warn({ provider: entry.provider.name, behind }, 'provider out: lagging');
         }
         entry.reason = `${behind} behind the best`;
@@ -298,6 +318,7 @@ export class ProviderSet {
     entry.health = 'healthy';
     entry.reason = undefined;
     entry.backoffMs = this.options.probeIntervalMs;
+    this.reorder();
     this.options.log?.()?.info({ provider: entry.provider.name }, `provider back: ${why}`);
   }
 }
