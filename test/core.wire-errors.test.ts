@@ -2,17 +2,10 @@
 // own codes as they are (plain JSON-RPC 2.0); a service with a Solana plugin sends what
 // @solana/kit's development build can read; the service option wireErrors overrides both.
 // Real HTTP and WebSocket on loopback, kit's own development build.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { expect } from 'chai';
 import { createSolanaRpc, isSolanaError, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR } from '@solana/kit';
 import {
-  attachWebSocket,
   createLogger,
-  createNodeListener,
   createRpc,
   defineErrors,
   defineMethod,
@@ -27,7 +20,9 @@ import { createClient, RpcCallError } from '@rollup-router/core/client';
 import { routesPlugin } from '@rollup-router/routes';
 import { solanaWireErrors } from '@rollup-router/solana';
 import { post } from '@rollup-router/test-support/http';
+import { expectKitReadRefusal, kitSubscribesTwice } from '@rollup-router/test-support/kit-subscriber';
 import { randomSignature } from '@rollup-router/test-support/solana';
+import { serveSockets, type SocketServed } from '@rollup-router/test-support/socket-server';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 
 const ShopErrors = defineErrors({
@@ -72,33 +67,10 @@ const shopPlugin = definePlugin({
   ],
 });
 
-interface Served {
-  readonly url: string;
-  readonly wsUrl: string;
-  close(): Promise<void>;
-}
+const running: SocketServed[] = [];
 
-const running: Served[] = [];
-
-/** The service over node:http and a WebSocket on one ephemeral loopback port. */
-async function serve(options: RpcOptions): Promise<Served> {
-  const rpc = createRpc({ logger: createLogger({ level: 'silent' }), ...options });
-  await rpc.start();
-  const http = createServer(createNodeListener(rpc));
-  const sockets = attachWebSocket(http, rpc);
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  const { port } = http.address() as AddressInfo;
-  const served: Served = {
-    url: `http://127.0.0.1:${port}/`,
-    wsUrl: `ws://127.0.0.1:${port}/`,
-    async close() {
-      await sockets.close(0);
-      http.closeAllConnections();
-      await new Promise((done) => http.close(done));
-      await rpc.stop();
-    },
-  };
+async function serve(options: RpcOptions): Promise<SocketServed> {
+  const served = await serveSockets(options);
   running.push(served);
   return served;
 }
@@ -143,7 +115,7 @@ describe('error codes on the wire, per service (wireErrors)', () => {
 
     it('sends them as they are over WebSocket, a refused subscription included', async () => {
       const s = await serve({ plugins: [shopPlugin], rateLimit: { points: 5, durationSeconds: 600 } });
-      const socket = await TestSocket.open(s.wsUrl);
+      const socket = await TestSocket.open(s.ws);
       try {
         expect((await socket.call('getSlot', undefined, 1)).error).to.deep.equal({
           code: -32060,
@@ -195,13 +167,8 @@ describe('error codes on the wire, per service (wireErrors)', () => {
 
     it("kit's development build reads the embedder's refused subscription over WebSocket and lives", async () => {
       const s = await solanaService();
-      const run = await kitSubscribesTwice(s.wsUrl, randomSignature(), REFUSED);
-      expect(run.exitCode, `kit's process exited; stderr:\n${run.stderr}`).to.equal(0);
-      expect(run.lines[0]).to.deep.equal({ step: 'env', nodeEnv: null });
-      expect(run.lines[1]).to.deep.equal({ step: 'first', ok: true });
-      const second = run.lines[2]!;
-      expect(second.error?.solanaError, JSON.stringify(second)).to.equal(true);
-      expect(second.error?.message).to.include('Not watched here');
+      const run = await kitSubscribesTwice(s.ws, { second: REFUSED });
+      expectKitReadRefusal(run, 'Not watched here');
     });
 
     it('the service option overrides the plugins: jsonRpcWireErrors sends the codes as they are', async () => {
@@ -212,7 +179,7 @@ describe('error codes on the wire, per service (wireErrors)', () => {
     it('the typed client reads the cause either way', async () => {
       const solana = await solanaService();
       const plain = await serve({ plugins: [shopPlugin] });
-      for (const url of [solana.url, plain.url, solana.wsUrl, plain.wsUrl]) {
+      for (const url of [solana.url, plain.url, solana.ws, plain.ws]) {
         const client = createClient<{ getSlot: typeof getSlot }>(url);
         try {
           const err = await client.getSlot().then(
@@ -251,37 +218,4 @@ async function inKitDevelopmentBuild<T>(run: () => Promise<T>): Promise<T> {
   } finally {
     if (previous !== undefined) process.env.NODE_ENV = previous;
   }
-}
-
-interface SubscriberLine {
-  readonly step: 'env' | 'first' | 'second';
-  readonly nodeEnv?: string | null;
-  readonly ok?: boolean;
-  readonly error?: { readonly solanaError: boolean; readonly message: string };
-}
-
-/** kit's subscriptions client in its own process (a throw in its socket listener kills it), NODE_ENV unset. */
-async function kitSubscribesTwice(
-  url: string,
-  first: string,
-  second: string,
-): Promise<{ lines: SubscriberLine[]; exitCode: number | null; stderr: string }> {
-  const env = { ...process.env };
-  delete env.NODE_ENV;
-  const script = new URL('./support/kit-subscriber.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [script, url, first, second], {
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, 'exit') as Promise<[number | null]>;
-  const lines: SubscriberLine[] = [];
-  for await (const text of createInterface({ input: child.stdout })) {
-    const line = JSON.parse(text) as SubscriberLine;
-    lines.push(line);
-    if (line.step === 'first') child.stdin.write('go\n');
-  }
-  const [exitCode] = await exited;
-  return { lines, exitCode, stderr };
 }

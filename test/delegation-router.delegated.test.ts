@@ -19,11 +19,11 @@ import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delega
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
+import { closedPortUrl } from '@rollup-router/test-support/reusable-port';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
 import { post, rpcCall, type RpcReply } from '@rollup-router/test-support/http';
 import { randomSignature } from '@rollup-router/test-support/solana';
-import net from 'node:net';
 import { getBase58Decoder } from '@solana/kit';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
@@ -648,12 +648,3 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
     });
   });
 });
-
-/** A URL on loopback where nothing listens (a port taken, then let go). */
-async function closedPortUrl(): Promise<string> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}

@@ -6,11 +6,16 @@
 import { expect } from 'chai';
 import type { KeyPairSigner } from '@solana/kit';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
-import { CHAIN_URL, fundedIdentity, register, unregister } from '@rollup-router/test-support/mdp';
+import {
+  CHAIN_URL,
+  fundedIdentity,
+  register,
+  unregister,
+  untilRouted,
+} from '@rollup-router/test-support/mdp';
 import { newIdentity } from '@rollup-router/test-support/solana';
 import { transferWriting, withSignature } from '@rollup-router/test-support/transfers';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
-import { waitFor } from '@rollup-router/test-support/wait-for';
 import bs58 from 'bs58';
 import { rpcCall, type RpcReply } from '@rollup-router/test-support/http';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
@@ -37,10 +42,7 @@ describe('delegation router: an ER anyone registered on chain decides nothing fo
       statuses: { store: false },
       websocket: { port: false },
     });
-    await waitFor(async () => {
-      const routes = (await call('getRoutes', [])).result as { identity: string }[] | undefined;
-      return routes?.some((r) => r.identity === signer!.address) === true;
-    }, 'the registered ER in the route table');
+    await untilRouted(server.base, signer.address);
   });
   after(async () => {
     await server?.kill();

@@ -14,9 +14,8 @@ import {
 } from '@solana/web3.js';
 import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
 import { Connection as KitConnection } from '@magicblock-labs/ephemeral-rollups-kit';
-import { CHAIN_URL, validatorBIdentity } from '@rollup-router/test-support/mdp';
+import { CHAIN_URL, untilRouted, validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
-import { waitFor } from '@rollup-router/test-support/wait-for';
 import { serveForSuite } from './server.harness.js';
 
 const run = promisify(execFile);
@@ -54,15 +53,7 @@ describe('delegation router: the real SDKs against the reference server on the p
     url = suite.server.base;
     wsEndpoint = url.replace(/^http/, 'ws');
     // The chain source reads the registry after the start: wait until B is listed.
-    await waitFor(async () => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
-      });
-      const { result } = (await res.json()) as { result?: { identity: string }[] };
-      return result?.some((r) => r.identity === b) === true;
-    }, 'validator B in the route table');
+    await untilRouted(url, b);
   });
 
   it('warns at start that every ER registered on chain is routable (no allow-list)', () => {

@@ -17,7 +17,7 @@ import {
 import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
 import { fundedKeypair } from '@rollup-router/test-support/tapped-validator';
 import { web3SocketOpen } from '@rollup-router/test-support/web3-socket';
-import { CHAIN_URL, validatorBIdentity } from '@rollup-router/test-support/mdp';
+import { CHAIN_URL, untilRouted, validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { hasRedisServer, startRedisServer, type RedisServer } from '@rollup-router/test-support/redis-server';
 import { skipWithout } from '@rollup-router/test-support/system-tool';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
@@ -112,21 +112,7 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       routers.push(router);
     }
     // The chain source reads the registry after the start: each router lists B before the test.
-    for (const r of routers) {
-      await waitFor(
-        async () => {
-          const res = await fetch(`http://127.0.0.1:${r.port}/`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
-          });
-          const { result } = (await res.json()) as { result?: { identity: string }[] };
-          return result?.some((route) => route.identity === b) === true;
-        },
-        `validator B in ${r.name}'s route table`,
-        { attempts: 300, stepMs: 100 },
-      );
-    }
+    for (const r of routers) await untilRouted(`http://127.0.0.1:${r.port}/`, b);
     balancer = await StackBalancer.start(routers);
   });
 

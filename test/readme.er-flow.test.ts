@@ -8,10 +8,9 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CHAIN_URL, validatorBIdentity } from '@rollup-router/test-support/mdp';
+import { CHAIN_URL, untilRouted, validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
-import { waitFor } from '@rollup-router/test-support/wait-for';
 import { REPO, startCli, tempDir, type ServerProcess } from './server.harness.js';
 
 const run = promisify(execFile);
@@ -66,15 +65,7 @@ describe("the README's ER app, as written, through the reference server started 
       dir.dir,
     );
     url = server.base;
-    await waitFor(async () => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}',
-      });
-      const { result } = (await res.json()) as { result?: { identity: string }[] };
-      return result?.some((r) => r.identity === b) === true;
-    }, 'validator B in the route table');
+    await untilRouted(url, b);
   });
   after(async () => {
     await server?.kill();

@@ -45,12 +45,10 @@ describe('rollup-router: per-key budgets counted in the shared Redis', function 
   let two: ServerProcess;
   const keyPrefix = `budgets-${process.pid}:`;
 
-  before(async function () {
-    if (!hasRedisServer()) this.skip();
-    redis = await startRedisServer();
-    tmp = tempDir();
-    const config = writeJson(join(tmp.dir, 'config.json'), {
-      redis: { url: redis.url, keyPrefix },
+  /** A config of these keys and address budget, counted in the shared Redis under `prefix`. */
+  const configUnder = (prefix: string, file: string): string =>
+    writeJson(join(tmp.dir, file), {
+      redis: { url: redis.url, keyPrefix: prefix },
       statuses: { store: false },
       websocket: { port: false }, // the upgrade on the HTTP port
       rateLimit: { points: ADDRESS_POINTS, durationSeconds: WINDOW_SECONDS },
@@ -63,6 +61,12 @@ describe('rollup-router: per-key budgets counted in the shared Redis', function 
         })),
       ],
     });
+
+  before(async function () {
+    if (!hasRedisServer()) this.skip();
+    redis = await startRedisServer();
+    tmp = tempDir();
+    const config = configUnder(keyPrefix, 'config.json');
     [one, two] = await Promise.all([
       startCli(['--config', config, '--port', '0']),
       startCli(['--config', config, '--port', '0']),
@@ -108,11 +112,31 @@ describe('rollup-router: per-key budgets counted in the shared Redis', function 
     expect((await rpc(`${two.base}/`, getRoutes, bearer(KEYS.alice.key))).status).to.equal(429);
   });
 
-  it('a wrong key is charged to the address (spent by now) before its key is read, so guessing costs the guesser', async () => {
-    const guess = await rpc(`${one.base}/`, getRoutes, bearer(`${KEYS.dave.key}x`));
-    // The address budget was spent by the plain key: the guess is refused for it, before its key is read.
-    expect(guess.status).to.equal(429);
-    expect(cause(guess)).to.equal(-32051);
+  it('a wrong key is charged to the address before its key is read: guesses spend it, then a plain key is refused too', async () => {
+    // An instance of its own prefix: this address's budget there is whole, whatever the tests above spent.
+    const fresh = await startCli([
+      '--config',
+      configUnder(`${keyPrefix}guesses:`, 'guesses.json'),
+      '--port',
+      '0',
+    ]);
+    try {
+      const guess = () => rpc(`${fresh.base}/`, getRoutes, bearer(`${KEYS.dave.key}x`));
+      for (let i = 1; i <= ADDRESS_POINTS; i++) {
+        const wrong = await guess();
+        expect(wrong.status, `guess ${i}`).to.equal(401);
+        expect(wrong.json).to.have.property('error');
+      }
+      const spent = await guess();
+      expect(spent.status).to.equal(429);
+      expect(cause(spent)).to.equal(-32051);
+      // The guesses spent what a plain key from this address would have had.
+      const plain = await rpc(`${fresh.base}/`, getRoutes, bearer(PLAIN));
+      expect(plain.status).to.equal(429);
+      expect(cause(plain)).to.equal(-32051);
+    } finally {
+      await fresh.kill();
+    }
   });
 
   /** Opens a socket with `name`'s key (its upgrade costs a point) and calls until refused; the calls answered and the refusal. */

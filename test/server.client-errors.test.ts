@@ -2,9 +2,6 @@
 // @solana/kit in its default development build (NODE_ENV unset, which builds a readable
 // message from a table of codes) and @solana/web3.js 1.x, over HTTP and WebSocket. kit's
 // subscriptions client runs in a child process: a throw in its socket listener would kill it.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { expect } from 'chai';
 import {
   createDefaultRpcTransport,
@@ -18,81 +15,14 @@ import {
 } from '@solana/kit';
 import { Connection, SolanaJSONRPCError } from '@solana/web3.js';
 import type { RunningServer } from '@rollup-router/server';
+import { expectKitReadRefusal, kitSubscribesTwice } from '@rollup-router/test-support/kit-subscriber';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { startWith } from '@rollup-router/test-support/ws-server';
 import { signature, standInUpstream, type StandIn } from './server.harness.js';
 
-const SUBSCRIBER = new URL('./support/kit-subscriber.mjs', import.meta.url).pathname;
 const INTERNAL = -32603;
 
 type Server = RunningServer & { cleanup(): void };
-
-/** What a kit caller can read of a failure. */
-interface Readable {
-  readonly name: string;
-  readonly message: string;
-  readonly solanaError: boolean;
-  readonly context?: Record<string, unknown>;
-}
-
-interface SubscriberLine {
-  readonly step: 'env' | 'first' | 'second';
-  readonly nodeEnv?: string | null;
-  readonly ok?: boolean;
-  readonly error?: Readable;
-}
-
-/** The process env without NODE_ENV: kit's default, development build. */
-function developmentEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.NODE_ENV;
-  return env;
-}
-
-/**
- * Runs kit's subscriptions client in a child process: it subscribes once, `between` runs,
- * then it subscribes again. Resolves with its lines and its exit code.
- */
-async function kitSubscribesTwice(
-  url: string,
-  between: () => Promise<void> | void = () => undefined,
-): Promise<{ lines: SubscriberLine[]; exitCode: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [SUBSCRIBER, url, signature(), signature()], {
-    env: developmentEnv(),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, 'exit') as Promise<[number | null]>;
-  const lines: SubscriberLine[] = [];
-  for await (const text of createInterface({ input: child.stdout })) {
-    const line = JSON.parse(text) as SubscriberLine;
-    lines.push(line);
-    if (line.step === 'first') {
-      await between();
-      child.stdin.write('go\n');
-    }
-  }
-  const [exitCode] = await exited;
-  return { lines, exitCode, stderr };
-}
-
-/** The kit client lived through it, subscribed once, and read the second refusal as a SolanaError. */
-function expectKitReadRefusal(
-  run: Awaited<ReturnType<typeof kitSubscribesTwice>>,
-  message: string,
-): Readable {
-  expect(run.exitCode, `kit's process exited; stderr:\n${run.stderr}`).to.equal(0);
-  expect(run.lines[0]).to.deep.equal({ step: 'env', nodeEnv: null });
-  expect(run.lines[1]).to.deep.equal({ step: 'first', ok: true });
-  const second = run.lines[2]!;
-  expect(second.ok).to.equal(false);
-  const error = second.error!;
-  expect(error.solanaError, JSON.stringify(error)).to.equal(true);
-  expect(error.context?.__code).to.equal(INTERNAL);
-  expect(error.message).to.include(message);
-  return error;
-}
 
 /** The router's cause, thrown by a wrapped kit transport (docs/wire-errors.md, "Reading data.code"). */
 class RouterError extends Error {
@@ -295,7 +225,7 @@ describe('clients read every error the router sends (kit development build, web3
 
   it('shutting down, over a WebSocket opened before: the kit client survives and reads a SolanaError', async () => {
     const server = await start({});
-    const run = await kitSubscribesTwice(wsUrl(server), () => server.rpc.drain());
+    const run = await kitSubscribesTwice(wsUrl(server), { between: () => server.rpc.drain() });
     expectKitReadRefusal(run, 'Server is shutting down');
   });
 

@@ -28,6 +28,8 @@ import {
   MDP_PROGRAM_ID,
   type ErStatus,
 } from '@rollup-router/routes';
+import { rpcCall } from './http.js';
+import { waitFor } from './wait-for.js';
 
 export const CHAIN_URL = 'http://127.0.0.1:17799';
 export const CHAIN_WS = { host: '127.0.0.1', port: 17800 };
@@ -137,6 +139,21 @@ export async function validatorBIdentity(): Promise<string> {
     signal: AbortSignal.timeout(2000),
   });
   return ((await res.json()) as { result: { identity: string } }).result.identity;
+}
+
+/**
+ * Waits until the router at `url` lists `identity` in getRoutes: its chain source reads the
+ * registry after the start, so a fresh router does not know a registered ER at once.
+ */
+export async function untilRouted(url: string, identity: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const routes = (await rpcCall(url, 'getRoutes', [])).result as { identity: string }[] | undefined;
+      return routes?.some((r) => r.identity === identity) === true;
+    },
+    `${identity} in the route table of ${url}`,
+    { attempts: 300, stepMs: 100 },
+  );
 }
 
 /** How many accounts the Magic Domain Program holds on A right now (records of any status). */

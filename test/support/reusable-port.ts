@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /**
  * Ports a test server can give up and take back (a peer that goes away and comes back on
@@ -33,4 +33,16 @@ export async function freePortPair(): Promise<number> {
     const p = randomReusablePort();
     if ((await free(p)) && (await free(p + 1))) return p;
   }
+}
+
+/**
+ * A URL on loopback where nothing listens: a port the kernel handed out, let go at once. A
+ * call to it is refused, as a peer that is down is.
+ */
+export async function closedPortUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
 }

@@ -1,8 +1,8 @@
 // The operator's word on each method (perMethod), in the one cost model of the admission
 // step: a call costs its method's points of its payer's budget, item by item in a batch and
 // per WebSocket message; a method switched off answers -32055 over every transport. Real
-// sockets on loopback.
-import { causeOf } from '@rollup-router/test-support/wire-error';
+// sockets on loopback. Core alone answers in plain JSON-RPC, its codes as they are (no Solana
+// wire form, which would carry them as -32603 with the cause in data.code): codes are exact.
 import { expect } from 'chai';
 import {
   createLogger,
@@ -50,7 +50,7 @@ describe('perMethod: what a call costs, and methods switched off', () => {
     }
     const third = await post(s.url, call('ping'), JSON_CT);
     expect(third.status).to.equal(429);
-    expect(causeOf(JSON.parse(third.text).error)).to.equal(-32051);
+    expect((JSON.parse(third.text) as Answer).error!.code).to.equal(-32051);
   });
 
   it('a batch costs the sum of its calls, item by item: [scan, ping] is 11 points', async () => {
@@ -78,7 +78,7 @@ describe('perMethod: what a call costs, and methods switched off', () => {
       expect((await c.call('scan', [], 2)).result).to.equal('scanned');
       const refused = await c.call('ping', [], 3);
       expect(refused.id).to.equal(3);
-      expect(causeOf(refused.error)).to.equal(-32051);
+      expect(refused.error!.code).to.equal(-32051);
     } finally {
       await c.close();
     }
@@ -89,24 +89,24 @@ describe('perMethod: what a call costs, and methods switched off', () => {
     const single = await post(s.url, call('airdrop'), JSON_CT);
     expect(single.status).to.equal(200);
     const { error } = JSON.parse(single.text) as Answer;
-    expect(causeOf(error)).to.equal(-32055);
+    expect(error!.code).to.equal(-32055);
     expect(error!.message).to.equal('Method switched off');
     expect(error!.data).to.deep.include({ method: 'airdrop' });
     // Path style too: the method exists, it is switched off, not missing.
     const byPath = await post(`${s.url}airdrop`, call('airdrop'), JSON_CT);
-    expect(causeOf((JSON.parse(byPath.text) as Answer).error)).to.equal(-32055);
+    expect((JSON.parse(byPath.text) as Answer).error!.code).to.equal(-32055);
 
     const batch = await post(s.url, `[${call('ping', 1)},${call('airdrop', 2)}]`, JSON_CT);
     const [pong, off] = JSON.parse(batch.text) as Answer[];
     expect(pong).to.deep.include({ id: 1, result: 'pong' });
     expect(off!.id).to.equal(2);
-    expect(causeOf(off!.error)).to.equal(-32055);
+    expect(off!.error!.code).to.equal(-32055);
 
     const c = await TestSocket.open(s.ws);
     try {
       const overSocket = await c.call('airdrop', [], 7);
       expect(overSocket.id).to.equal(7);
-      expect(causeOf(overSocket.error)).to.equal(-32055);
+      expect(overSocket.error!.code).to.equal(-32055);
       expect(overSocket.error!.message).to.equal('Method switched off');
       expect((await c.call('ping', [], 8)).result).to.equal('pong');
     } finally {
@@ -122,7 +122,7 @@ describe('perMethod: what a call costs, and methods switched off', () => {
     for (let i = 1; i <= 3; i++) {
       const r = await post(s.url, call('airdrop'), JSON_CT);
       expect(r.status, `call ${i}`).to.equal(200);
-      expect(causeOf((JSON.parse(r.text) as Answer).error)).to.equal(-32055);
+      expect((JSON.parse(r.text) as Answer).error!.code).to.equal(-32055);
     }
     expect((await post(s.url, call('airdrop'), JSON_CT)).status).to.equal(429);
   });
@@ -161,7 +161,7 @@ describe('perMethod: what a call costs, and methods switched off', () => {
     try {
       expect((await c.call('valueSubscribe', [], 1)).result).to.be.a('number');
       expect((await c.call('valueSubscribe', [], 2)).result).to.be.a('number');
-      expect(causeOf((await c.call('ping', [], 3)).error)).to.equal(-32051);
+      expect((await c.call('ping', [], 3)).error!.code).to.equal(-32051);
     } finally {
       await c.close();
     }

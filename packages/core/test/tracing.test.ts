@@ -26,6 +26,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
 } from '@rollup-router/test-support/otlp-receiver';
+import { closedPortUrl } from '@rollup-router/test-support/reusable-port';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
 
@@ -88,16 +89,13 @@ describe('core: OpenTelemetry traces', function () {
   this.timeout(30_000);
   let receiver: OtlpReceiver;
   let upstream: Awaited<ReturnType<typeof node>>;
-  let closedPort: number;
+  let chainDown: string;
 
   before(async () => {
     receiver = await startOtlpReceiver();
     upstream = await node();
-    // A port nobody listens on: the forwarder finds it unreachable.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    closedPort = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    // Nobody listens there: the forwarder finds it unreachable.
+    chainDown = await closedPortUrl();
   });
   after(async () => {
     await upstream?.close();
@@ -110,7 +108,7 @@ describe('core: OpenTelemetry traces', function () {
   ): Promise<{ rpc: Rpc; url: string; wsUrl: string; stop(): Promise<void> }> {
     const nodes: Record<string, ForwardTarget> = {
       '0x1': { name: 'chain-1', url: upstream.url },
-      '0x9': { name: 'chain-down', url: `http://127.0.0.1:${closedPort}` },
+      '0x9': { name: 'chain-down', url: chainDown },
     };
     const forwarder = new Forwarder(new JsonRpcClient(), {
       timeoutMs: 5000,

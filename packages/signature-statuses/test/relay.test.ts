@@ -1,18 +1,9 @@
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '@rollup-router/core';
+import { closedPortUrl } from '@rollup-router/test-support/reusable-port';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { signatureStatusesPlugin } from '../src/index.js';
-
-/** A loopback port nothing listens on (a listener opened, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('signature-statuses: the upstream websocket relay', () => {
   it('names a failing upstream websocket by the upstream’s name, never its credentials, path or query', async () => {
@@ -23,7 +14,7 @@ describe('signature-statuses: the upstream websocket relay', () => {
         done();
       },
     });
-    const wsPort = await closedPort();
+    const { port: wsPort } = new URL(await closedPortUrl());
     const plugin = signatureStatusesPlugin({
       upstreams: [
         {
