@@ -486,6 +486,34 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
       ]);
     });
 
+    it("tokenAccountState is applied to the ER's data as Agave applies it, whether or not the program has delegated accounts", async () => {
+      const tokens = newIdentity();
+      const filters = ['tokenAccountState'];
+      // A program without delegated accounts: the base chain's answer.
+      const before = await raw([tokens, { encoding: 'base64', filters }]);
+      expect(before.reply, before.text).to.deep.include({ result: [] });
+      // An initialized token account (state at byte 108) and an account of another shape.
+      const token = newIdentity();
+      const tokenData = new Uint8Array(165);
+      tokenData[108] = 1;
+      const other = newIdentity();
+      for (const [account, data] of [
+        [token, tokenData],
+        [other, new Uint8Array(16).fill(1)],
+      ] as const) {
+        await base.delegateProgramAccount(account, b, tokens, new Uint8Array(data.length));
+        er.putAccount(account, data, tokens);
+      }
+      const after = await raw([tokens, { encoding: 'base64', filters }]);
+      expect(after.reply.error, after.text).to.equal(undefined);
+      expect([...byKey(after.reply.result).keys()]).to.deep.equal([token]);
+      // A filter no chain applies is refused the same way with or without delegated accounts.
+      for (const program of [tokens, newIdentity()]) {
+        const refused = await raw([program, { filters: [{ tokenAmount: 1 }] }]);
+        expect(refused.reply.error?.code, refused.text).to.equal(-32602);
+      }
+    });
+
     it('past delegation.programAccounts.maxDelegated it is -32077 naming the program and the cap', async () => {
       const crowded = newIdentity();
       for (let i = 0; i < 4; i++)

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { DelegationChain, VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { validatorBIdentity } from '@rollup-router/test-support/mdp';
-import { newIdentity } from '@rollup-router/test-support/solana';
+import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { causeOf } from '@rollup-router/test-support/wire-error';
@@ -123,6 +123,58 @@ describe('delegation router: provenance of each answer, and a method switched of
     expect(byMethod).to.deep.equal({ getBalance: `er:${b}`, getSlot: 'base-chain' });
   });
 
+  /** The labels the header and the call's log line name, each sorted. */
+  const named = async (reply: RpcReply, reqId: string): Promise<{ header: string[]; line: string[] }> => ({
+    header: (reply.headers.get(UPSTREAM) ?? '').split(', ').sort(),
+    line: String((await callLine(reqId)).upstream)
+      .split(',')
+      .sort(),
+  });
+
+  it("getProgramAccounts: a program's list with a delegated account names both chains; one without names base-chain", async () => {
+    const program = newIdentity();
+    const account = newIdentity();
+    await base.delegateProgramAccount(account, b, program, new Uint8Array(8));
+    er.putAccount(account, new Uint8Array(8).fill(5), program);
+    const both = ['base-chain', `er:${b}`].sort();
+    const merged = await call('getProgramAccounts', [program, { encoding: 'base64' }]);
+    expect(merged.reply.json, JSON.stringify(merged.reply.json)).to.have.property('result');
+    expect(await named(merged.reply, merged.reqId)).to.deep.equal({ header: both, line: both });
+
+    const plain = await call('getProgramAccounts', [newIdentity(), { encoding: 'base64' }]);
+    expect(plain.reply.json, JSON.stringify(plain.reply.json)).to.deep.include({ result: [] });
+    expect(await named(plain.reply, plain.reqId)).to.deep.equal({
+      header: ['base-chain'],
+      line: ['base-chain'],
+    });
+  });
+
+  it("getSignaturesForAddress: a delegated account's list names both chains; an undelegated one names base-chain", async () => {
+    const address = newIdentity();
+    er.histories.set(address, [
+      {
+        signature: randomSignature(),
+        slot: 900,
+        err: null,
+        memo: null,
+        blockTime: 1_700_000_000,
+        confirmationStatus: 'finalized',
+      },
+    ]);
+    await base.delegate(address, b);
+    const both = ['base-chain', `er:${b}`].sort();
+    const merged = await call('getSignaturesForAddress', [address, { limit: 5 }]);
+    expect(merged.reply.json, JSON.stringify(merged.reply.json)).to.have.property('result');
+    expect(await named(merged.reply, merged.reqId)).to.deep.equal({ header: both, line: both });
+
+    const plain = await call('getSignaturesForAddress', [newIdentity(), { limit: 5 }]);
+    expect(plain.reply.json, JSON.stringify(plain.reply.json)).to.deep.include({ result: [] });
+    expect(await named(plain.reply, plain.reqId)).to.deep.equal({
+      header: ['base-chain'],
+      line: ['base-chain'],
+    });
+  });
+
   it('metrics count answered calls by method and upstream label', async () => {
     const metrics = (await get(`${server.base}/metrics`)).text;
     const answered = (method: string, upstream: string) =>
@@ -131,6 +183,10 @@ describe('delegation router: provenance of each answer, and a method switched of
     expect(answered('getBalance', 'base-chain')).to.be.at.least(1);
     expect(answered('getBalance', `er:${b}`)).to.be.at.least(2);
     expect(answered('getSlot', 'base-chain')).to.be.at.least(1);
+    for (const method of ['getProgramAccounts', 'getSignaturesForAddress']) {
+      expect(answered(method, 'base-chain'), method).to.be.at.least(2);
+      expect(answered(method, `er:${b}`), method).to.be.at.least(1);
+    }
   });
 
   it('requestAirdrop switched off answers -32055 over HTTP, in a batch and over WebSocket, and never reaches the chain', async () => {

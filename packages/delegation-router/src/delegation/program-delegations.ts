@@ -1,5 +1,5 @@
 import { RpcError } from '@rollup-router/core';
-import { address, isAddress } from '@solana/kit';
+import { address, isAddress, type Address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import { DelegationError } from '../errors.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
@@ -40,16 +40,20 @@ type Listed = { readonly pubkey: string; readonly data: string };
  * the delegation program while delegated, so it is one of that program's accounts: they
  * are listed (keys only, no data) and each one whose record address is one of the records
  * found is the account. A record address is derived, not read, so what was matched is kept
- * for every later call; the listing is asked only for records not matched yet.
+ * for every later call; the listing is asked only for records not matched yet, and each
+ * listed account's record address is kept too, so a later listing derives only new ones.
  */
 export class ProgramDelegations {
   private readonly accountOf: LRUCache<string, string>;
+  /** Listed account → its record address (a PDA derivation each), bounded like the matches. */
+  private readonly recordOf: LRUCache<string, string>;
 
   constructor(
     private readonly caller: UpstreamCaller,
     private readonly options: ProgramDelegationsOptions,
   ) {
     this.accountOf = new LRUCache({ max: options.maxRemembered });
+    this.recordOf = new LRUCache({ max: options.maxRemembered });
   }
 
   /** The accounts of `program` delegated now, or -32077 when they are more than maxDelegated. */
@@ -103,9 +107,15 @@ export class ProgramDelegations {
     for (const { pubkey } of listed) {
       if (records.size === 0) return;
       if (records.has(pubkey) || !isAddress(pubkey)) continue; // a record is no delegated account
-      const record = await delegationRecordAddress(address(pubkey), programId);
+      const record = this.recordOf.get(pubkey) ?? (await this.derive(pubkey, programId));
       if (records.delete(record)) this.accountOf.set(record, pubkey);
     }
+  }
+
+  private async derive(account: string, programId: Address): Promise<string> {
+    const record = await delegationRecordAddress(address(account), programId);
+    this.recordOf.set(account, record);
+    return record;
   }
 
   private async list(config: object, call: ReadCall): Promise<Listed[]> {

@@ -1,5 +1,6 @@
 import { RpcError } from '@rollup-router/core';
 import type { UpstreamSubscription } from '@rollup-router/core/upstream-socket';
+import type { Commitment } from '@rollup-router/solana';
 import { DelegationError } from '../errors.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -33,7 +34,7 @@ export class ProgramErLookup {
     private readonly baseChain: Upstream,
     /** The delegation program. */
     private readonly programId: string,
-    private readonly commitment: 'processed' | 'confirmed' | 'finalized',
+    private readonly commitment: Commitment,
     /** Records read at most (delegations.maxProgramRecords); 0: never read. */
     private readonly maxRecords: number,
   ) {}

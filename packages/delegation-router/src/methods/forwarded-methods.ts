@@ -1,8 +1,6 @@
 import {
   defineMethod,
-  elementTexts,
   forwardedMethods,
-  memberText,
   RawJson,
   RpcError,
   type AnyMethodDefinition,
@@ -24,6 +22,7 @@ import type { Origins } from '../upstream/origins.js';
 import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { ProgramDelegations } from '../delegation/program-delegations.js';
+import { accountListOf } from './account-list.js';
 import { METHOD_TABLE, type ForwardRoute, type TableEntry } from './method-table.js';
 import { getProgramAccountsMethod } from './program-accounts.js';
 import { getSignaturesForAddressMethod } from './signatures-for-address.js';
@@ -235,18 +234,12 @@ async function merged(
         config === undefined ? [keys] : [keys, config],
         { signal: ctx.signal, maxReplyBytes: caps.accounts, answering: ctx },
       );
-      const value = (answer.value as { value?: unknown } | null)?.value;
-      const valueText = memberText(answer.json, 'value');
-      const elements = valueText === undefined ? undefined : elementTexts(valueText);
-      const context = memberText(answer.json, 'context');
-      if (!Array.isArray(value) || elements?.length !== keys.length || context === undefined) {
-        throw caller.badReply(upstream, 'getMultipleAccounts', 'no account list of the right length');
-      }
+      const list = accountListOf(caller, upstream, answer, keys.length);
       at.forEach((i, k) => {
-        texts[i] = elements[k]!;
-        values[i] = value[k];
+        texts[i] = list.texts[k]!;
+        values[i] = list.values[k];
       });
-      contexts.set(upstream.name, { text: context, value: (answer.value as { context: unknown }).context });
+      contexts.set(upstream.name, list.context);
     }),
   );
   const first = groups.find((g) => g.at.includes(0))!.upstream;

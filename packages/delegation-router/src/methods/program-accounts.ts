@@ -11,6 +11,7 @@ import type { ProgramDelegation } from '../delegation/program-delegations.js';
 import { getProgramAccountsParamsSchema } from '../generated/schemas.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { dataFilterOf, type DataFilter } from './account-filters.js';
+import { accountListOf } from './account-list.js';
 import type { ForwardingParts } from './forwarded-methods.js';
 
 type Config = {
@@ -48,16 +49,18 @@ export function getProgramAccountsMethod(parts: ForwardingParts): MethodDefiniti
     params: getProgramAccountsParamsSchema,
     handler: async (given, ctx) => {
       const [program, config] = given;
+      // Judged before any call, so that the answer does not depend on whether the program
+      // has a delegated account now.
+      const filter = dataFilterOf(config?.filters);
+      if (filter instanceof RpcError) throw filter;
       const call = { signal: ctx.signal, maxReplyBytes: caps.accounts };
-      const fromBase = caller.forward(base, 'getProgramAccounts', given, call);
+      const fromBase = caller.forward(base, 'getProgramAccounts', given, { ...call, answering: ctx });
       const delegated = delegations.of(program, { ...call, commitment: config?.commitment });
       // The base chain's own error first (bad params are its to judge).
       delegated.catch(() => undefined);
       const answer = await fromBase;
       const found = await delegated;
       if (found.length === 0) return answer;
-      const filter = dataFilterOf(config?.filters);
-      if (filter instanceof RpcError) throw filter;
       const fromErs = await readDelegated(parts, found, config ?? null, filter, ctx);
       return merged(parts, answer, fromErs, new Set(found.map((d) => d.account)));
     },
@@ -77,7 +80,6 @@ async function readDelegated(
   filter: DataFilter,
   ctx: CallContext,
 ): Promise<Map<string, AccountText>> {
-  const signal = ctx.signal;
   const byEr = new Map<string, { er: Upstream; keys: string[] }>();
   const unusable = new Map<string, string[]>();
   for (const { account, authority } of found) {
@@ -97,7 +99,7 @@ async function readDelegated(
   const read = new Map<string, AccountText>();
   await Promise.all(
     [...byEr.values()].map(async ({ er, keys }) => {
-      for (const [key, account] of await readFiltered(parts, er, keys, config, filter, signal)) {
+      for (const [key, account] of await readFiltered(parts, er, keys, config, filter, ctx)) {
         read.set(key, account);
       }
     }),
@@ -120,7 +122,7 @@ async function readFiltered(
   keys: readonly string[],
   config: Config,
   filter: DataFilter,
-  signal: AbortSignal,
+  ctx: CallContext,
 ): Promise<Map<string, AccountText>> {
   const commitment = config?.commitment === undefined ? {} : { commitment: config.commitment };
   // getProgramAccounts writes data as a base58 string unless an encoding is named.
@@ -129,8 +131,8 @@ async function readFiltered(
     ...(config?.dataSlice === undefined ? {} : { dataSlice: config.dataSlice }),
     ...commitment,
   };
-  if (!hasFilters(config)) return readAccounts(parts, er, keys, asked, signal);
-  const whole = await readAccounts(parts, er, keys, { encoding: 'base64', ...commitment }, signal);
+  if (!hasFilters(config)) return readAccounts(parts, er, keys, asked, ctx);
+  const whole = await readAccounts(parts, er, keys, { encoding: 'base64', ...commitment }, ctx);
   const passed = [...whole].filter(([, account]) => filter(dataOf(account.value)));
   if (asked.encoding === 'base64' && asked.dataSlice === undefined) return new Map(passed);
   return readAccounts(
@@ -138,7 +140,7 @@ async function readFiltered(
     er,
     passed.map(([key]) => key),
     asked,
-    signal,
+    ctx,
   );
 }
 
@@ -150,31 +152,37 @@ function dataOf(value: unknown): Uint8Array {
     : new Uint8Array();
 }
 
-/** `keys` as `er` holds them, read with `config`; an account the ER does not hold is left out. */
+/**
+ * `keys` as `er` holds them, read with `config`, in `keys`' order, its chunks asked all at
+ * once; an account the ER does not hold is left out. Its accounts go into the answer, so
+ * the ER is named among those that answered.
+ */
 async function readAccounts(
   { caller, caps }: ForwardingParts,
   er: Upstream,
   keys: readonly string[],
   config: object,
-  signal: AbortSignal,
+  ctx: CallContext,
 ): Promise<Map<string, AccountText>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < keys.length; i += MAX_KEYS_PER_READ) chunks.push(keys.slice(i, i + MAX_KEYS_PER_READ));
+  const lists = await Promise.all(
+    chunks.map(async (chunk) => {
+      const answer = await caller.forward(er, 'getMultipleAccounts', [chunk, config], {
+        signal: ctx.signal,
+        maxReplyBytes: caps.accounts,
+        answering: ctx,
+      });
+      return accountListOf(caller, er, answer, chunk.length);
+    }),
+  );
   const read = new Map<string, AccountText>();
-  for (let i = 0; i < keys.length; i += MAX_KEYS_PER_READ) {
-    const chunk = keys.slice(i, i + MAX_KEYS_PER_READ);
-    const answer = await caller.forward(er, 'getMultipleAccounts', [chunk, config], {
-      signal,
-      maxReplyBytes: caps.accounts,
-    });
-    const values = (answer.value as { value?: unknown } | null)?.value;
-    const valueText = memberText(answer.json, 'value');
-    const texts = valueText === undefined ? undefined : elementTexts(valueText);
-    if (!Array.isArray(values) || texts?.length !== chunk.length || values.length !== chunk.length) {
-      throw caller.badReply(er, 'getMultipleAccounts', 'no account list of the right length');
-    }
+  chunks.forEach((chunk, c) => {
+    const { texts, values } = lists[c]!;
     chunk.forEach((key, k) => {
       if (values[k] !== null) read.set(key, { text: texts[k]!, value: values[k] });
     });
-  }
+  });
   return read;
 }
 

@@ -39,7 +39,8 @@ export function getSignaturesForAddressMethod(parts: ForwardingParts): MethodDef
     params: getSignaturesForAddressParamsSchema,
     handler: async (given, ctx) => {
       const [account, config] = given;
-      const call = { signal: ctx.signal, maxReplyBytes: caps.large };
+      // Each of these forwards is (part of) the answer: its chain is named as answering.
+      const call = { signal: ctx.signal, maxReplyBytes: caps.large, answering: ctx };
       const record = await routing.source.recordOf(account);
       if (record === null) return caller.forward(base, 'getSignaturesForAddress', given, call);
       const er = routing.erOfRecord(record);

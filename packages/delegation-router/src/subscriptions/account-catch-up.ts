@@ -10,8 +10,11 @@ export type CaughtUp = UpstreamResult | undefined;
 interface Seen {
   /** The slot of the last notification, or of the last read. */
   slot: number | undefined;
-  /** Its account, as text of the parsed value: compared, never sent. */
-  account: string | undefined;
+  /**
+   * Its account, the parsed value as notified: compared after a reconnect, never sent. Held
+   * by reference; only a catch-up serialises it, not every notification (up to 10 MiB each).
+   */
+  account: { readonly value: unknown } | undefined;
   /** The socket closed since: what it notified meanwhile is lost until caught up. */
   behind: boolean;
   /** The read that stands for a notification when none came before the socket closed. */
@@ -29,7 +32,8 @@ interface Seen {
  * and an ER notify one subscription each in its own way.
  */
 export class AccountCatchUp {
-  private readonly seen = new Map<string, Seen>();
+  /** By upstream, then subscription: no key built per notification. */
+  private readonly seen = new Map<string, Map<string, Seen>>();
 
   /** A notification went to the clients: the state to compare with after a reconnect. */
   notified(upstream: string, key: string, result: UpstreamResult): void {
@@ -55,7 +59,7 @@ export class AccountCatchUp {
    * unknown, or when a newer notification came while reading.
    */
   async acked(upstream: string, key: string, params: unknown, read: AccountRead): Promise<CaughtUp> {
-    const seen = this.seen.get(idOf(upstream, key));
+    const seen = this.seen.get(upstream)?.get(key);
     if (seen === undefined || !seen.behind) return undefined;
     seen.behind = false;
     await seen.baseline;
@@ -69,28 +73,35 @@ export class AccountCatchUp {
     if (seen.slot !== since && seen.slot !== undefined && seen.slot >= slot) return undefined;
     const before = seen.account;
     this.note(seen, answer.value);
+    const changed = seen.account !== before && accountText(seen.account) !== accountText(before);
     // getAccountInfo's result is what an accountNotification carries ({ context, value }).
-    return seen.account !== before ? new UpstreamResult(answer.json, answer.value) : undefined;
+    return changed ? new UpstreamResult(answer.json, answer.value) : undefined;
   }
 
   /** The subscription ended on `upstream`. */
   forget(upstream: string, key: string): void {
-    this.seen.delete(idOf(upstream, key));
+    const ofUpstream = this.seen.get(upstream);
+    ofUpstream?.delete(key);
+    if (ofUpstream?.size === 0) this.seen.delete(upstream);
   }
 
   private note(seen: Seen, result: unknown): void {
     const slot = slotOf(result);
     if (slot !== undefined && seen.slot !== undefined && slot < seen.slot) return;
     seen.slot = slot;
-    seen.account = accountText(result);
+    seen.account = { value: (result as { value?: unknown } | null)?.value ?? null };
   }
 
   private entry(upstream: string, key: string): Seen {
-    const id = idOf(upstream, key);
-    let seen = this.seen.get(id);
+    let ofUpstream = this.seen.get(upstream);
+    if (ofUpstream === undefined) {
+      ofUpstream = new Map();
+      this.seen.set(upstream, ofUpstream);
+    }
+    let seen = ofUpstream.get(key);
     if (seen === undefined) {
       seen = { slot: undefined, account: undefined, behind: false, baseline: undefined };
-      this.seen.set(id, seen);
+      ofUpstream.set(key, seen);
     }
     return seen;
   }
@@ -105,12 +116,10 @@ function readParams(
   return [pubkey, { ...config, ...(minContextSlot === undefined ? {} : { minContextSlot }) }];
 }
 
-const idOf = (upstream: string, key: string): string => `${upstream}\u0000${key}`;
-
 function slotOf(result: unknown): number | undefined {
   const slot = (result as { context?: { slot?: unknown } | null } | null)?.context?.slot;
   return typeof slot === 'number' && Number.isSafeInteger(slot) ? slot : undefined;
 }
 
-const accountText = (result: unknown): string =>
-  JSON.stringify((result as { value?: unknown } | null)?.value ?? null);
+const accountText = (account: Seen['account']): string | undefined =>
+  account === undefined ? undefined : JSON.stringify(account.value);

@@ -1,13 +1,10 @@
 import type { PluginContext, ProviderSet } from '@rollup-router/core';
-import { currentWsUrl, solanaProviders, solanaProviderSet, type SolanaProvider } from '@rollup-router/solana';
+import { currentWsUrl, solanaProviders, solanaProviderSet } from '@rollup-router/solana';
 import type { DelegationRouterOptionsResolved } from '../generated/schemas.js';
 import { decodeWireTransaction } from '../transaction/decode-transaction.js';
 import { BASE_CHAIN_NAME, type Upstream } from './upstream.js';
 
 type BaseChainOptions = NonNullable<DelegationRouterOptionsResolved['baseChain']>;
-
-/** A base-chain provider with the websocket URL its subscriptions go to. */
-export type BaseChainProvider = SolanaProvider;
 
 /** The base chain as calls and subscriptions reach it: one URL, or a provider set that picks among several. */
 export interface BaseChain {
@@ -16,11 +13,6 @@ export interface BaseChain {
   readonly wsUrl: () => string;
   /** Undefined for the one-URL form. */
   readonly providers: ProviderSet | undefined;
-}
-
-/** The providers of the config: its list, or its one URL. Refuses both or neither. */
-export function baseChainProviders(options: BaseChainOptions): BaseChainProvider[] {
-  return solanaProviders(options, BASE_CHAIN_NAME, 'delegation router options: baseChain');
 }
 
 /**
@@ -34,7 +26,8 @@ export function baseChainOf(
   timeoutMs: number,
   log: () => PluginContext['log'] | undefined,
 ): BaseChain {
-  const list = baseChainProviders(options);
+  // The config's list, or its one URL; refuses both or neither.
+  const list = solanaProviders(options, BASE_CHAIN_NAME, 'delegation router options: baseChain');
   if (options.providers === undefined) {
     const only = list[0]!;
     return {
