@@ -592,7 +592,12 @@ describe('delegation router: the delegated path (base-chain stand-in, validator 
         const tx = new Transaction().add(
           SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: owner, lamports: 1_000_000 }),
         );
-        await chainA.confirmTransaction(await chainA.sendTransaction(tx, [payer]), 'confirmed');
+        const sent = await chainA.sendTransaction(tx, [payer]);
+        const { context } = await chainA.confirmTransaction(sent, 'confirmed');
+        // One slot each: A orders a slot's own signatures by its own rule, which a cursor inside
+        // the slot follows, so the test's order is the slots'.
+        const landed = (await chainA.getSignatureStatus(sent)).value?.slot ?? context.slot;
+        await waitFor(async () => (await chainA.getSlot('confirmed')) > landed, 'a later slot');
       }
       fromA = (await chainA.getSignaturesForAddress(owner, {}, 'confirmed')).map((e) => e.signature);
       expect(fromA.length).to.be.at.least(3);
