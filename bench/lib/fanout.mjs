@@ -10,7 +10,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
-import { readFileSync } from 'node:fs';
+import { processCpuUs } from './proc.mjs';
 import { startTarget } from './processes.mjs';
 
 const ACCOUNT = 'SysvarC1ock11111111111111111111111111111111';
@@ -93,15 +93,6 @@ async function holder(url) {
   return self;
 }
 
-const TICK_MS = 10; // USER_HZ is 100 on every Linux ABI Node runs on
-
-/** A process's user and system CPU time in ms (/proc/<pid>/stat fields 14 and 15). */
-function cpuMsOf(pid) {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) * TICK_MS, system: Number(fields[12]) * TICK_MS };
-}
-
 export async function fanout(args) {
   const holders = Number(args.find((a) => /^\d+$/.test(a)) ?? 1000);
   const kb = args.includes('--kb') ? Number(args[args.indexOf('--kb') + 1]) : 100;
@@ -129,14 +120,14 @@ export async function fanout(args) {
       });
     chain.notify(1, data); // warm-up: the first one pays for compiling the path
     await until(1);
-    const before = cpuMsOf(router.child.pid);
+    const before = processCpuUs(router.child.pid);
     for (let i = 2; i <= n + 1; i++) {
       chain.notify(i, data);
       await until(i);
     }
-    const after = cpuMsOf(router.child.pid);
-    const user = (after.user - before.user) / n;
-    const system = (after.system - before.system) / n;
+    const after = processCpuUs(router.child.pid);
+    const user = (after.user - before.user) / n / 1000;
+    const system = (after.system - before.system) / n / 1000;
     const line =
       `fanout: one accountNotification of a ${kb} KB account to ${holders} holders (${chain.subscribers.length} ` +
       `upstream subscription${chain.subscribers.length === 1 ? '' : 's'}): ${(user + system).toFixed(1)} ms of the ` +

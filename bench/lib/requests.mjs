@@ -6,6 +6,9 @@ export const call = (method, params, id = 1) =>
     params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
   );
 
+/** A row's one request: `body` POSTed to `path`. */
+export const post = (body, path = '/') => [{ path, body }];
+
 export const getRoutes = () => call('getRoutes');
 export const getSignatureStatuses = (signatures) => call('getSignatureStatuses', [signatures]);
 

@@ -12,7 +12,7 @@
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
-import { mb, residentBreakdown } from './proc.mjs';
+import { mb, residentBytes } from './proc.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import {
@@ -170,7 +170,7 @@ async function loadAndRead(target, requests, settings, log) {
     // Read while the churn still runs, every time: like is compared with like.
     const memory = await target.memory();
     await sleep(SETTLE_MS);
-    const settled = residentBreakdown(target.child.pid)?.total;
+    const settled = residentBytes(target.child.pid);
     const rss = settled ?? memory.rss;
     const young = memory.spaces?.new_space?.size ?? 0;
     const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss, judged: rss - young, young };

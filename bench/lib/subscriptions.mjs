@@ -13,7 +13,7 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { VALIDATOR_URL } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { randomSignatureTexts } from './requests.mjs';
-import { residentBreakdown } from './proc.mjs';
+import { residentBytes } from './proc.mjs';
 import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
 
 // 1000 is the default maxSubscriptionsPerConnection: 10 sockets reach 10,000.
@@ -30,8 +30,8 @@ async function settledMemory(target, readings = 3) {
     if (!best || m.heapUsed < best.heapUsed) best = m;
     await sleep(150);
   }
-  await sleep(850); // then the settled resident memory (proc.mjs residentBreakdown)
-  return { ...best, resident: residentBreakdown(target.child.pid)?.total ?? NaN };
+  await sleep(850); // then the settled resident memory (proc.mjs residentBytes)
+  return { ...best, resident: residentBytes(target.child.pid) ?? NaN };
 }
 
 /**
