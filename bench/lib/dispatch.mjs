@@ -1,19 +1,14 @@
 // In-process cases: `rpc.dispatch` with no HTTP and no other process, timed as our CPU per
-// call (user + system: time another process had the CPU is not counted). The socket and
-// the kernel are out of the figure, so it moves far less with the machine's load than the
-// HTTP rows: the tool for "did this change to parse, validate, dispatch or the chain make a
-// call cheaper". Rigs are timed in chunks that alternate between them (A B, then B A, ...):
-// a machine that slows down or speeds up (this VM moved ±20% between runs minutes apart)
-// moves neighbouring chunks alike, so a ratio is read per pair of chunks. Garbage a chunk
-// leaves may be collected in the next one, which may be another rig's; alternating the
-// order spreads that evenly. (A full GC before each chunk was tried: the collector's
-// background threads then ran into the chunk, and the spread of the ratios doubled.)
+// call (user + system). The socket and the kernel are out of the figure, so it moves far less
+// with the machine's load than the HTTP rows. Rigs are timed in chunks that alternate between
+// them (A B, then B A, ...): a machine that slows down or speeds up (this VM moved ±20% between
+// runs minutes apart) moves neighbouring chunks alike, so a ratio is read per pair of chunks,
+// and garbage a chunk leaves for the next one is spread evenly. (A full GC before each chunk
+// was tried: the collector's background threads ran into the chunk, doubling the spread.)
 //   --dispatch [CHECKOUT...]: getRoutes, 1 and 256 signatures from memory, 1 and 256 fresh
-//     signatures through an upstream that knows none of them, in one child process; other
-//     checkouts (built, each with node_modules of its own) are loaded into the same process
-//     and compared chunk by chunk with this one.
-//   The guard figure (main run): getRoutes on a service with a guard that admits against one
-//     with none; goal under 1 µs.
+//     signatures through an upstream that knows none of them; other checkouts (built, each
+//     with node_modules of its own) are loaded into the same child process and compared.
+//   The guard figure (main run): getRoutes with a guard that admits against none; goal < 1 µs.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,15 +21,11 @@ import { median } from './summary.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const env = process.env;
-/** BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof). */
+// BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof);
+// BENCH_DISPATCH_STORE_ROWS fills the fresh cases' store first, as a store that has kept a
+// while of history is (a deeper B-tree to walk for each signature it lacks).
 const wanted = (name) => !env.BENCH_DISPATCH_CASES || env.BENCH_DISPATCH_CASES.split(',').includes(name);
-/** Chunks per checkout and case (BENCH_DISPATCH_CHUNKS). */
 const CHUNKS = Number(env.BENCH_DISPATCH_CHUNKS ?? 40);
-/**
- * Finalized statuses in the fresh cases' store before they start (BENCH_DISPATCH_STORE_ROWS):
- * a store that has kept a while of history makes each read of a signature it lacks a walk
- * down a deeper B-tree.
- */
 const STORE_ROWS = Number(env.BENCH_DISPATCH_STORE_ROWS ?? 0);
 /** Fresh calls in flight: the coalescer's tables hold several calls, as under load. */
 const INFLIGHT = 16;
