@@ -25,26 +25,17 @@ export function counterByLabel(text, metric, label) {
   return out;
 }
 
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
 async function fromMetrics(url) {
   const text = await getText(url);
   if (text === undefined) return undefined;
   return {
     layers: counterByLabel(text, 'rollup_router_status_lookups_total', 'layer'),
     upstreamCalls: counterByLabel(text, 'rollup_router_upstream_requests_total', 'outcome'),
-    calls: Object.values(counterByLabel(text, 'rollup_router_calls_total', 'code')).reduce(
-      (a, b) => a + b,
-      0,
-    ),
+    calls: sum(Object.values(counterByLabel(text, 'rollup_router_calls_total', 'code'))),
   };
 }
-
-const fileSize = (file) => {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
-};
 
 /** `endpoint`: a prepared target (url, metricsPath, statsPath, logFile, helperUrl). */
 export async function readEvidence(endpoint) {
@@ -55,7 +46,7 @@ export async function readEvidence(endpoint) {
     out.server = text && JSON.parse(text);
   }
   if (endpoint.helperUrl) out.upstreamHits = Number(await getText(`${endpoint.helperUrl}/hits`));
-  if (endpoint.logFile) out.logBytes = fileSize(endpoint.logFile);
+  if (endpoint.logFile) out.logBytes = statSync(endpoint.logFile, { throwIfNoEntry: false })?.size;
   return out;
 }
 

@@ -173,16 +173,15 @@ async function countingProxy(target) {
       counts.acks += text.match(/"result":\d/g)?.length ?? 0;
       tail = text.slice(-12).replace(/"result":\d.*$/, ''); // a match split between chunks
     });
-    for (const s of [client, upstream]) {
+    for (const [s, other] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
       sockets.add(s);
-      s.on('error', () => s.destroy()).on('close', () => sockets.delete(s));
+      s.on('error', () => s.destroy()).on('close', () => (sockets.delete(s), other.destroy()));
     }
+    client.once('close', () => (counts.live -= 1));
     client.pipe(upstream).pipe(client);
-    client.on('close', () => {
-      counts.live -= 1;
-      upstream.destroy();
-    });
-    upstream.on('close', () => client.destroy());
   });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
