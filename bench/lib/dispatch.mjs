@@ -46,6 +46,11 @@ async function started(core, plugins) {
   return rpc;
 }
 
+/** `calls` dispatches of `text`, one after the other. */
+const dispatchEach = (text, calls) => async (rpc) => {
+  for (let i = 0; i < calls; i++) await rpc.dispatch(text);
+};
+
 /** Our CPU per call in µs while `work()` makes `calls` calls. */
 async function cpuPerCall(work, calls) {
   const before = process.cpuUsage();
@@ -141,9 +146,7 @@ async function pairedMeasure(roots) {
       await rpc.dispatch(getSignatureStatuses(sigs));
       rpcs.push(rpc);
     }
-    out[name] = await alternatingChunks(rpcs, CHUNKS, n / 3, async (rpc) => {
-      for (let i = 0; i < n / 3; i++) await rpc.dispatch(text);
-    });
+    out[name] = await alternatingChunks(rpcs, CHUNKS, n / 3, dispatchEach(text, n / 3));
     for (const rpc of rpcs) await rpc.stop();
   }
   await known.stop();
@@ -215,21 +218,18 @@ export async function measureGuard(log, { rounds = 40, calls = 15_000 } = {}) {
     rigs[1].guard((ctx) => {
       if (denied.has(ctx.method) && ctx.host === undefined) throw new Error('refused');
     });
-    const text = getRoutes();
-    const [without, withGuard] = await alternatingChunks(rigs, rounds, calls, async (rpc) => {
-      for (let i = 0; i < calls; i++) await rpc.dispatch(text);
-    });
-    await Promise.all(rigs.map((rpc) => rpc.stop()));
-    const addedUs = median(without.map((a, k) => withGuard[k] - a));
-    return {
+    const [without, withGuard] = await alternatingChunks(
+      rigs,
       rounds,
       calls,
-      withoutUs: median(without),
-      withUs: median(withGuard),
-      ratio: median(without.map((a, k) => withGuard[k] / a)),
-      addedUs,
-      met: addedUs < GUARD_GOAL_US,
-    };
+      dispatchEach(getRoutes(), calls),
+    );
+    await Promise.all(rigs.map((rpc) => rpc.stop()));
+    const [withoutUs, withUs, addedUs] = [without, withGuard, without.map((a, k) => withGuard[k] - a)].map(
+      median,
+    );
+    const ratio = median(without.map((a, k) => withGuard[k] / a));
+    return { rounds, calls, withoutUs, withUs, ratio, addedUs, met: addedUs < GUARD_GOAL_US };
   } catch (err) {
     return { error: err.message };
   }

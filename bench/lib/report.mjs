@@ -1,10 +1,11 @@
 // The tables printed at the end: one row per case with medians over its rounds, then the goals.
-const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
-const fmt1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
-const fmtMb = (kb) => (Number.isFinite(kb) ? (kb / 1024).toFixed(0) : '-');
-const fmtRatio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
-const pct = (x) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : '-');
+const fmt = (f) => (n) => (Number.isFinite(n) ? f(n) : '-');
+const fmtInt = fmt((n) => Math.round(n).toLocaleString('en-US'));
+const fmt1 = fmt((n) => n.toFixed(1));
+const fmtMs = fmt((n) => n.toFixed(2));
+const fmtMb = fmt((kb) => (kb / 1024).toFixed(0));
+const fmtRatio = fmt((x) => `${x.toFixed(2)}x`);
+const pct = fmt((x) => `${Math.round(x * 100)}%`);
 
 const HEAD = [
   ...['id', 'case', 'req/s', 'min-max', 'p50 ms', 'p99 ms', 'CPU µs/req', 'upstream µs/req', 'RSS MB'],
@@ -16,8 +17,9 @@ const NUMERIC = new Set([2, 3, 4, 5, 6, 7, 8, 10]);
 const finding = (n) => !/^(logging on|production settings|lean settings|sampled settings|statuses: )/.test(n);
 
 function cells(row) {
-  if (row.absent) return [row.id, row.what, 'absent', '', '', '', '', '', '', '', '', row.absent];
-  if (!row.rounds) return [row.id, row.what, 'error', '', '', '', '', '', '', '', '', row.error ?? ''];
+  const empty = (what, why) => [row.id, row.what, what, ...Array(8).fill(''), why];
+  if (row.absent) return empty('absent', row.absent);
+  if (!row.rounds) return empty('error', row.error ?? '');
   const runs = row.reqPerSecRounds.filter((x) => x !== null);
   // p99 is a goal against the Rust router only; elsewhere it would crowd the column.
   const p99 = (v) => (v.id.startsWith('r.') && v.p99Ratio ? ` (p99 ${fmtRatio(v.p99Ratio)})` : '');
@@ -101,10 +103,8 @@ export function contentionSummary(rows, judged = new Set(rows)) {
   const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
   const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
   // Rows of a group share their rounds: a round measured again counts once.
-  const remeasured = [...new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()].reduce(
-    (n, k) => n + k,
-    0,
-  );
+  let remeasured = 0;
+  for (const k of new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()) remeasured += k;
   const again = remeasured
     ? `; ${remeasured} round(s) measured again after contention (--retry-contended)`
     : '';

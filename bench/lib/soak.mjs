@@ -21,6 +21,7 @@ import {
   randomSignatureTexts,
 } from './requests.mjs';
 import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
+import { referenceServer } from './subscriptions.mjs';
 
 export const LEAK_THRESHOLD = 0.1;
 
@@ -103,9 +104,7 @@ function startSubscriptions(target, helper, log) {
 async function startSoakTarget() {
   const sigs = benchSignatures(256);
   const helper = await startTarget('upstream-standin.mjs');
-  const args = ['--settings', 'production', '--statuses', 'soak', '--upstream', helper.url];
-  const target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
-  if (target.absent) throw new Error(`reference server absent: ${target.absent}`);
+  const target = await referenceServer(helper.url, ['--statuses', 'soak']);
   await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
   const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
   return { helper, target, server, requests: mixedRequests(sigs) };

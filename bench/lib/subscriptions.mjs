@@ -99,7 +99,7 @@ async function requestsPerRound(metricsUrl, helperUrl, rounds = 5) {
 }
 
 /** The reference server (production settings, --expose-gc) in front of `upstream`; throws when absent. */
-async function server(upstream, extra = []) {
+export async function referenceServer(upstream, extra = []) {
   const args = ['--settings', 'production', '--statuses', 'memory', '--upstream', upstream, ...extra];
   const target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
   if (target.absent) throw new Error(`reference server absent: ${target.absent}`);
@@ -113,7 +113,7 @@ export async function measureSubscriptions(log) {
   let target;
   let stage = 'start';
   try {
-    target = await server(helper.url);
+    target = await referenceServer(helper.url);
     const n = SOCKETS * PER_SOCKET;
     const signatures = randomSignatureTexts(n);
     await tellStandIn(helper.url, 'pending', signatures);
@@ -208,7 +208,7 @@ export async function measureRelay(log, { sockets = 500, perSocket = 20 } = {}) 
   let target;
   let stage = 'start';
   try {
-    target = await server(VALIDATOR_URL, ['--upstream-ws', proxy.url]);
+    target = await referenceServer(VALIDATOR_URL, ['--upstream-ws', proxy.url]);
     await until(() => proxy.counts.live > 0, 'the upstream socket');
     stage = 'memory per relayed subscription';
     const { subscribers, memory } = await idleSubscriptionMemory(target, randomSignatureTexts(n), {
