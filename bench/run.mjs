@@ -2,9 +2,8 @@
 // on loopback, each in its own child process, measured in interleaved rounds under the same
 // autocannon load from this process; one table, the latency added, the WebSocket,
 // subscription, relay and guard figures, the goals, one JSON file under bench/results.
-// `-- --quick` for the main cases in under 5 minutes, `-- --soak` for the leak check,
-// `-- --profile` for a CPU profile of one of our rows. Modes with their own arguments:
-// `-- --dispatch [CHECKOUT...]`, `-- --fanout [HOLDERS]`, `-- --notify-delay [N]`, `-- --rss-unknown`.
+// `-- --soak` and `-- --profile` measure the reference server otherwise; the modes
+// (`-- --dispatch`, `--fanout`, `--notify-delay`, `--rss-unknown`) take arguments of their own.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compare } from './lib/groups.mjs';
@@ -17,16 +16,7 @@ import { goalChanges, previousResult } from './lib/previous.mjs';
 import { profile } from './lib/profile.mjs';
 import { fanout } from './lib/fanout.mjs';
 import { notifyDelay } from './lib/notify-delay.mjs';
-import {
-  addedLines,
-  contentionSummary,
-  markdownGoals,
-  markdownTable,
-  socketComparison,
-  socketLines,
-  textGoals,
-  textTable,
-} from './lib/report.mjs';
+import { addedLines, contentionSummary, socketLines, textGoals, textTable } from './lib/report.mjs';
 import { rssUnknown } from './lib/rss-unknown.mjs';
 import { soak } from './lib/soak.mjs';
 import { measureRelay, measureSubscriptions, relayLines, subscriptionLines } from './lib/subscriptions.mjs';
@@ -42,7 +32,6 @@ const exit = (run) =>
     },
   );
 
-// A mode takes the other arguments as its own.
 const MODES = { dispatch: dispatchMode, fanout, 'notify-delay': notifyDelay, 'rss-unknown': rssUnknown };
 const argv = process.argv.slice(2);
 const mode = Object.keys(MODES).find((m) => argv.includes(`--${m}`));
@@ -53,7 +42,7 @@ if (mode) {
 
 let options;
 try {
-  options = parseOptions();
+  options = parseOptions(argv);
 } catch (err) {
   log(err.message);
   process.exit(2);
@@ -70,20 +59,20 @@ const pinned = pinCpus(options.pin);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const slug = machineSlug(machine);
 // What every row is measured with, as written into each result file.
-const SETTINGS =
-  'quick rounds duration warmup roundWarmup connections pipelining quietWait retryContended soakCalls';
+const KEYS = 'quick rounds duration warmup roundWarmup connections retryContended soakCalls';
 const settings = {
-  ...Object.fromEntries(SETTINGS.split(' ').map((key) => [key, options[key]])),
+  ...Object.fromEntries(KEYS.split(' ').map((k) => [k, options[k]])),
   only: options.only?.source,
 };
-const { quick, rounds, duration, warmup, roundWarmup, connections, pipelining } = settings;
+const { quick, rounds, duration, warmup, roundWarmup, connections } = settings;
 mkdirSync(RESULTS, { recursive: true });
 
 const header = [
   `machine ${slug}: ${machine.nproc} CPU (${machine.cpuModel}), ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.kernel}`,
-  `load: autocannon, ${connections} connections, pipelining ${pipelining}, POST on loopback; ${quick ? 'QUICK mode: main cases, ' : ''}` +
-    `${rounds} rounds per group interleaved (A B A B), ${duration} s measured per row and round ` +
-    `after ${roundWarmup} s of warm-up (${warmup} s more when a server starts); figures are medians over the rounds`,
+  `load: autocannon, ${connections} connections, one request in flight each, POST on loopback; ` +
+    `${quick ? 'QUICK mode: main cases, ' : ''}${rounds} rounds per group interleaved (A B A B), ${duration} s ` +
+    `measured per row and round after ${roundWarmup} s of warm-up (${warmup} s more when a server starts); ` +
+    'figures are medians over the rounds',
   pinned
     ? `CPUs: load generator on CPU ${pinned.loadGenerator}, our servers (and their upstream stand-in) on CPU ${pinned.targets}; the peers are not pinned`
     : 'CPUs: not pinned',
@@ -91,19 +80,15 @@ const header = [
     'upstream: the same for the process behind it (stand-in or validator A); others: the highest share of a CPU ' +
     'that processes outside the bench used in one round',
   'production settings: the reference server (loadConfig + startServer) with info call logs to a file, metrics on, ' +
-    'default headers; lean: logs silent, metrics off; sampled (an option, not the default): production with ' +
-    'callLog.sampleRate 0.01',
+    'default headers; lean: logs silent, metrics off; sampled and traced: options, not defaults',
 ];
 
 const write = (name, data) => {
   const file = `${RESULTS}${name}`;
-  writeFileSync(
-    file,
-    JSON.stringify({ date: new Date().toISOString(), machine, settings, pinned, ...data }, null, 2) + '\n',
-  );
+  const result = { date: new Date().toISOString(), machine, settings, pinned, header, ...data };
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
   log(`written ${file}`);
 };
-const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 
 async function main() {
   if (options.soak) {
@@ -123,44 +108,36 @@ async function main() {
   const previous = previousResult(RESULTS, prefix, `baseline-${slug}.json`);
   const { peers, rows, goals } = await compare(options, settings, log);
   const subscriptions = options.subscriptions ? await measureSubscriptions(log) : undefined;
-  const relay = !options.relay
-    ? undefined
-    : peers.available
-      ? await measureRelay(log)
-      : { error: `validator A absent: ${peers.reason}` };
+  const relayAbsent = !peers.available && { error: `validator A absent: ${peers.reason}` };
+  const relay = options.relay ? relayAbsent || (await measureRelay(log)) : undefined;
   const guard = options.guard ? await measureGuard(log) : undefined;
   const contention = contentionSummary(rows, goalRows(rows));
-  const changes = goalChanges(goals, previous);
   const optionLines = computeOptionLines(rows);
-  const websocket = socketComparison(rows);
   const figures = [
     addedLines(rows),
-    socketLines(websocket),
+    socketLines(rows),
     subscriptions && subscriptionLines(subscriptions),
     relay && relayLines(relay),
     guard && guardLines(guard),
   ].filter(Boolean);
   console.log(
     `\n${header.join('\n')}\n\n${textTable(rows)}\n\n${figures.map((t) => `${t}\n\n`).join('')}` +
-      `${textGoals(goals, optionLines)}\n\n${changes}\n\n${contention}\n`,
+      `${textGoals(goals, optionLines)}\n\n${goalChanges(goals, previous)}\n\n${contention}\n`,
   );
+  const peerFields = { available: peers.available, reason: peers.reason, pids: peers.pids };
+  const durationSeconds = Math.round((Date.now() - started) / 1000);
   const result = {
     mode: quick ? 'quick' : 'full',
-    durationSeconds: Math.round((Date.now() - started) / 1000),
-    peers: { available: peers.available, reason: peers.reason, pids: peers.pids },
+    durationSeconds,
+    peers: peerFields,
     contention,
     rows,
     goals,
-    optionLines,
-    websocket,
-    subscriptions,
-    relay,
-    guard,
-    markdown: { header, table: markdownTable(rows), goals: markdownGoals(goals, optionLines) },
   };
+  Object.assign(result, { optionLines, subscriptions, relay, guard });
   write(`${prefix}${stamp}.json`, result);
   if (options.baseline) write(`baseline-${slug}.json`, result);
-  log(`bench took ${elapsed()}`);
+  log(`bench took ${durationSeconds} s`);
   return rows.some((r) => r.error && !r.rounds) ? 1 : 0;
 }
 

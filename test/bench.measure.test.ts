@@ -290,6 +290,5 @@ describe('bench options', () => {
     expect(parseOptions(['--baseline'], {}).retryContended).to.equal(3);
     expect(parseOptions(['--baseline', '--retry-contended', '0'], {}).retryContended).to.equal(0);
     expect(parseOptions(['--retry-contended=2'], {}).retryContended).to.equal(2);
-    expect(parseOptions([], { BENCH_RETRY_CONTENDED: '1' }).retryContended).to.equal(1);
   });
 });

@@ -33,7 +33,7 @@ import { getCreateAccountInstruction } from '@solana-program/system';
 import { VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import { web3SocketClosed } from '@rollup-router/test-support/web3-socket';
+import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
 const SPACE = 100;
@@ -117,7 +117,7 @@ describe('an app whose only connection is the router (validator A as the base ch
     expect(await connection.getGenesisHash()).to.equal(await new Connection(VALIDATOR_A).getGenesisHash());
     expect((await connection.getEpochInfo()).absoluteSlot).to.be.greaterThan(0);
     expect(await connection.getVersion()).to.have.property('solana-core');
-    await web3SocketClosed(connection);
+    await closeWeb3Socket(connection);
   });
 
   it('kit: funds itself, creates a rent-exempt account, reads it and lists it, over HTTP and WebSocket', async () => {

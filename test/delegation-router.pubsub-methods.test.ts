@@ -21,6 +21,7 @@ import { validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { newIdentity, randomSignature } from '@rollup-router/test-support/solana';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { waitFor } from '@rollup-router/test-support/wait-for';
+import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import {
   fundedKeypair,
@@ -148,6 +149,7 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
     expect(got.value.logs.join('\n')).to.match(/Program 11111111111111111111111111111111 success/);
     await ours.removeOnLogsListener(mine.id);
     await chainA.removeOnLogsListener(theirs.id);
+    await closeWeb3Socket(ours);
     await waitFor(() => upstream('logsUnsubscribe').length > 0, 'the upstream unsubscribe');
   });
 
@@ -206,6 +208,7 @@ describe('logsSubscribe, programSubscribe and the base chain subscriptions (vali
     expect(got.value.accountInfo.owner.toBase58()).to.equal(program.toBase58());
     await ours.removeProgramAccountChangeListener(mine.id);
     await chainA.removeProgramAccountChangeListener(theirs.id);
+    await closeWeb3Socket(ours);
   });
 
   it('three clients logsSubscribe one account, configs differing in member order and unknown members: one upstream subscription; the last leaving ends it', async () => {

@@ -16,7 +16,7 @@ import {
 } from '@solana/web3.js';
 import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
 import { fundedKeypair } from '@rollup-router/test-support/tapped-validator';
-import { web3SocketOpen } from '@rollup-router/test-support/web3-socket';
+import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { CHAIN_URL, untilRouted, validatorBIdentity } from '@rollup-router/test-support/mdp';
 import { hasRedisServer, startRedisServer, type RedisServer } from '@rollup-router/test-support/redis-server';
 import { skipWithout } from '@rollup-router/test-support/system-tool';
@@ -202,12 +202,7 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
     } finally {
       await load.stop();
       await subscriber.removeAccountChangeListener(subscription);
-      // With nothing subscribed web3.js closes its socket itself (1000: it does not reconnect);
-      // a socket the balancer's stop cut instead would be tried again for the rest of the run.
-      await waitFor(() => !web3SocketOpen(subscriber), 'web3.js closing its idle socket', {
-        attempts: 300,
-        stepMs: 100,
-      });
+      await closeWeb3Socket(subscriber);
     }
     expect(
       load.failures.length,

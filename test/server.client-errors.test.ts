@@ -17,6 +17,7 @@ import { Connection, SolanaJSONRPCError } from '@solana/web3.js';
 import type { RunningServer } from '@rollup-router/server';
 import { expectKitReadRefusal, kitSubscribesTwice } from '@rollup-router/test-support/kit-subscriber';
 import { waitFor } from '@rollup-router/test-support/wait-for';
+import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { startWith } from '@rollup-router/test-support/ws-server';
 import { signature, standInUpstream, type StandIn } from './server.harness.js';
 
@@ -251,6 +252,7 @@ describe('clients read every error the router sends (kit development build, web3
       expect((error as { data: { code: number } }).data.code).to.equal(-32054);
     } finally {
       for (const id of ids) await connection.removeSignatureListener(id);
+      await closeWeb3Socket(connection);
       console.error = consoleError;
     }
   });

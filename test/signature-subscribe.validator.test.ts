@@ -17,6 +17,7 @@ import type { RunningServer } from '@rollup-router/server';
 import { freePortPair } from '@rollup-router/test-support/reusable-port';
 import { TestSocket, type Frame } from '@rollup-router/test-support/ws-client';
 import { startWith } from '@rollup-router/test-support/ws-server';
+import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 
 const VALIDATOR = process.env.VALIDATOR_A_URL ?? 'http://127.0.0.1:17799';
@@ -176,6 +177,7 @@ describe('signatureSubscribe against the real validator A', function () {
     await new Promise((r) => setTimeout(r, 500));
     await conn.sendRawTransaction(raw, { skipPreflight: true });
     expect(await o).to.deep.equal(await t);
+    await closeWeb3Socket(ours);
     const wsPort = Number(new URL(server!.websocketUrl!).port);
     expect(wsPort).to.equal(server!.port + 1);
   });

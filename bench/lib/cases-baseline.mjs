@@ -10,108 +10,44 @@ import {
   expectStatuses,
   getRoutes,
   getSignatureStatuses,
+  post,
   tenRoutes,
 } from './requests.mjs';
 
 export const STANDIN = { script: 'upstream-standin.mjs' };
 
-/** Bare node:http (Node's ceiling, same bytes) and Express + json-rpc-2.0 by hand. */
-function nodeCases(isPong) {
-  const trivial = [{ path: '/', body: TRIVIAL_REQUEST }];
-  const base = { group: 'baseline', same: true };
-  return [
-    {
-      ...base,
-      id: 'a',
-      what: 'node:http fixed bytes, trivial answer (ceiling)',
-      target: { script: 'fixed-http.mjs' },
-      requests: trivial,
-      check: isPong,
-    },
-    getRoutesBytes('a.getRoutes', 'node:http fixed bytes, the getRoutes answer (ceiling)'),
-    ...aroundTheCeiling(),
-    {
-      ...base,
-      id: 'b',
-      what: 'Express 5 + express.json() + json-rpc-2.0, by hand',
-      target: { script: 'express-jsonrpc.mjs' },
-      requests: trivial,
-      check: isPong,
-    },
-  ];
-}
-
 /** Bare node:http answering getRoutes's bytes; `args` give it the reference server's head or add work. */
-const getRoutesBytes = (id, what, args = [], vs = undefined) => ({
-  group: 'baseline',
-  same: true,
+const routesBytes = (id, what, args = []) => ({
   id,
   what,
   target: { script: 'fixed-http.mjs', args: ['--body', routesResponse(10), ...args] },
-  requests: [{ path: '/', body: getRoutes() }],
+  requests: post(getRoutes()),
   check: tenRoutes,
-  ...(vs && { vs }),
+  same: true,
+  ...(args.length > 0 && { vs: ['a.getRoutes'] }),
 });
-
-/**
- * Row a.getRoutes with the reference server's head, then with busy work added per request:
- * how much of our distance to row a is the head we write, and what one µs of work in a
- * handler costs the process at 50 connections (more than the µs: fewer requests share
- * each turn of the event loop and each wake-up). A full-run diagnostic, no goal.
- */
-function aroundTheCeiling() {
-  const head = ['--headers', 'server'];
-  return [
-    getRoutesBytes('a.getRoutes.head', "(a.getRoutes) with the reference server's head", head, [
-      'a.getRoutes',
-    ]),
-    ...[25, 50].map((us) =>
-      getRoutesBytes(
-        `a.getRoutes.work-${us}`,
-        `(a.getRoutes) with the server's head and ${us} µs of busy work per request`,
-        [...head, '--spin-us', String(us)],
-        ['a.getRoutes'],
-      ),
-    ),
-  ];
-}
 
 /** The peers' rows and the stand-in's for `n` signatures. */
 function statusesCases(n, { fresh1, fresh256, onA, viaRouter, peerAbsent, pids }) {
-  const peer = (id, what, p, signatures, allKnown) => ({
-    id,
-    group: 'baseline',
-    what,
-    peer: p,
-    absent: peerAbsent,
-    requests: [{ path: '/', body: getSignatureStatuses(signatures) }],
-    check: expectStatuses(n, { allKnown }),
-  });
-  const router = { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA };
-  const validator = { url: VALIDATOR_URL, pid: pids.validatorA };
   const fresh = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
+  const validator = { url: VALIDATOR_URL, pid: pids.validatorA };
+  const router = { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA };
+  const peers = [
+    ['r.statuses', 'Rust router', 'forwarded to A', router, viaRouter],
+    ['v.statuses', 'Validator A', 'known, from its ledger', validator, onA],
+    ['v.fresh', 'Validator A', 'fresh (unknown)', validator],
+  ];
   return [
-    peer(
-      `r.statuses-${n}`,
-      `Rust router getSignatureStatuses ${n}, forwarded to A`,
-      router,
-      cycle(viaRouter, n),
-      true,
-    ),
-    peer(
-      `v.statuses-${n}`,
-      `Validator A getSignatureStatuses ${n} known, from its ledger`,
-      validator,
-      cycle(onA, n),
-      true,
-    ),
-    {
-      ...peer(`v.fresh-${n}`, `Validator A getSignatureStatuses ${n} fresh (unknown)`, validator, [], false),
-      requests: fresh,
-    },
+    ...peers.map(([id, who, how, peer, known]) => ({
+      id: `${id}-${n}`,
+      what: `${who} getSignatureStatuses ${n}, ${how}`,
+      peer,
+      absent: peerAbsent,
+      requests: known ? post(getSignatureStatuses(cycle(known, n))) : fresh,
+      check: expectStatuses(n, { allKnown: Boolean(known) }),
+    })),
     {
       id: `u.statuses-${n}`,
-      group: 'baseline',
       what: `Upstream stand-in direct, ${n} fresh`,
       target: STANDIN,
       requests: fresh,
@@ -122,16 +58,37 @@ function statusesCases(n, { fresh1, fresh256, onA, viaRouter, peerAbsent, pids }
 
 /** `inputs`: { isPong, fresh1, fresh256, onA, viaRouter, peerAbsent, pids } from groups.mjs buildCases. */
 export function baselineCases(inputs) {
-  const { pids, peerAbsent } = inputs;
+  const { isPong, peerAbsent, pids } = inputs;
+  const trivial = (id, what, script) => ({
+    id,
+    what,
+    target: { script },
+    requests: post(TRIVIAL_REQUEST),
+    check: isPong,
+    same: true,
+  });
+  const head = ['--headers', 'server'];
   return [
-    ...nodeCases(inputs.isPong),
+    trivial('a', 'node:http fixed bytes, trivial answer (ceiling)', 'fixed-http.mjs'),
+    trivial('b', 'Express 5 + express.json() + json-rpc-2.0, by hand', 'express-jsonrpc.mjs'),
+    routesBytes('a.getRoutes', 'node:http fixed bytes, the getRoutes answer (ceiling)'),
+    // How much of our distance to row a.getRoutes is the head we write, and what one µs of work in a
+    // handler costs the process at 50 connections (more than the µs: fewer requests share each turn
+    // of the event loop and each wake-up). A full-run diagnostic, no goal.
+    routesBytes('a.getRoutes.head', "(a.getRoutes) with the reference server's head", head),
+    ...[25, 50].map((us) =>
+      routesBytes(
+        `a.getRoutes.work-${us}`,
+        `(a.getRoutes) with the server's head and ${us} µs of busy work per request`,
+        [...head, '--spin-us', String(us)],
+      ),
+    ),
     {
       id: 'r.getRoutes',
-      group: 'baseline',
       what: 'Rust Magic Router getRoutes',
       peer: { url: ROUTER_URL, pid: pids.router },
       absent: peerAbsent,
-      requests: [{ path: '/', body: getRoutes() }],
+      requests: post(getRoutes()),
       check: expectResult(Array.isArray, 'a route list'),
       same: true,
     },

@@ -1,7 +1,7 @@
 // Ours: the core alone (trivial method), the reference server (`rollup-router`'s own
-// listener) with production settings and lean settings, and the plugins embedded in a
-// host Express app. `layer` is where a row's signatures must come from; the evidence
-// of each round proves it.
+// listener) with each of its settings, over HTTP and WebSocket, and the plugins embedded in a
+// host Express app. `layer` is where a row's signatures must come from; the evidence of each
+// round proves it.
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { STANDIN } from './cases-baseline.mjs';
 import { VALIDATOR_URL } from './peers.mjs';
@@ -11,10 +11,11 @@ import {
   expectStatuses,
   getRoutes,
   getSignatureStatuses,
+  post,
   tenRoutes,
 } from './requests.mjs';
 
-/** Headers the reference server's listener sets on every answer: checked before a prod/lean row runs. */
+/** Headers the reference server's listener sets on every answer: checked before a row of it runs. */
 export const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
 
 /** The reference server with `settings` (production | lean | sampled | traced) and the `statuses` chain. */
@@ -24,9 +25,13 @@ const server = (settings, statuses, upstream = STANDIN) => ({
   upstream,
 });
 
+/** Row id prefixes of the reference server's settings; sampled and traced are options, not defaults. */
+const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled', traced: 'traced' };
+const OPTION = { sampled: 'call log sampled 1% (option)', traced: 'traces on (option)' };
+
 /** A batch of 10 mixed calls, all answerable from a primed memory cache. */
-function mixedBatch(sigs) {
-  const calls = [
+const mixedBatch = (sigs) =>
+  `[${[
     ['getRoutes'],
     ['getSignatureStatuses', [[sigs[0]]]],
     ['getRoutes'],
@@ -37,19 +42,128 @@ function mixedBatch(sigs) {
     ['getRoutes'],
     ['getSignatureStatuses', [[sigs[14]]]],
     ['getRoutes'],
+  ]
+    .map(([m, p], i) => call(m, p, i + 1))
+    .join(',')}]`;
+
+/** The reference server's rows with `settings`. */
+function serverCases(settings, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {
+  const s = PREFIX[settings];
+  const named = OPTION[settings] ? `production settings, ${OPTION[settings]}` : `${settings} settings`;
+  const row = (id, what, fields) => ({
+    id: `${s}.${id}`,
+    what: `${what}, ${named}`,
+    headers: SECURITY_HEADERS,
+    target: server(settings, 'memory'),
+    same: true,
+    ...fields,
+  });
+  const statuses = (n) => {
+    const known = (kind, statusesChain, layer) =>
+      row(
+        `statuses-${kind}-${n}`,
+        `getSignatureStatuses ${n}, ${kind === 'memory' ? 'memory' : 'SQLite, no memory cache'}`,
+        {
+          target: server(settings, statusesChain),
+          layer,
+          prime: primed,
+          requests: post(getSignatureStatuses(sigs.slice(0, n))),
+          check: expectStatuses(n, { allKnown: true }),
+          vs: [`v.statuses-${n}`, `r.statuses-${n}`],
+        },
+      );
+    const fresh = (kind, how, upstream, vs) =>
+      row(`statuses-${kind}-${n}`, `getSignatureStatuses ${n}, fresh, via ${how}`, {
+        target: server(settings, kind === 'upstream' ? 'upstream' : 'memory', upstream),
+        layer: 'upstream',
+        same: false,
+        requests: [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }],
+        check: expectStatuses(n, { allKnown: kind === 'upstream' }),
+        vs: [vs],
+        ...(kind === 'validator' && { absent: peerAbsent }),
+      });
+    return [
+      known('memory', 'memory', 'memory'),
+      known('sqlite', 'sqlite', 'store'),
+      fresh('upstream', 'the stand-in', STANDIN, `u.statuses-${n}`),
+      // The whole default chain (memory, store, upstream) in front of the real validator.
+      fresh('validator', 'validator A', { url: VALIDATOR_URL, pid: pids.validatorA }, `v.fresh-${n}`),
+    ];
+  };
+  return [
+    row('getRoutes', 'getRoutes, 10 nodes', {
+      requests: post(getRoutes()),
+      check: tenRoutes,
+      vs: ['r.getRoutes', 'a.getRoutes'],
+    }),
+    ...statuses(1),
+    ...statuses(256),
+    row('batch-10', 'batch of 10 mixed calls (memory)', {
+      prime: primed,
+      layer: 'memory',
+      requests: post(mixedBatch(sigs)),
+      check: expectBatch(10),
+    }),
   ];
-  return `[${calls.map(([m, p], i) => call(m, p, i + 1)).join(',')}]`;
 }
 
-function coreCases(isPong) {
-  const trivial = [{ path: '/', body: TRIVIAL_REQUEST }];
+/**
+ * An option's rows (sampled, traced): prod.getRoutes and prod.statuses-memory-1 with it on,
+ * compared with the production row too, which says what the option saves or costs.
+ */
+const optionCases = (settings, inputs) =>
+  serverCases(settings, inputs)
+    .filter((c) => /\.(getRoutes|statuses-memory-1)$/.test(c.id))
+    .map((c) => ({ ...c, vs: [...c.vs, c.id.replace(/^\w+\./, 'prod.')] }));
+
+/**
+ * Rows of the same calls as two production rows, on another transport or host: over WebSocket
+ * to the same server (upgrade at its mount root), and the plugins in a host Express app at /rpc.
+ */
+function sameCallsCases({ sigs, primed }) {
+  const calls = [
+    ['getRoutes', 'getRoutes', { requests: post(getRoutes()), check: tenRoutes }],
+    [
+      'statuses-memory-1',
+      'getSignatureStatuses 1, memory',
+      {
+        prime: primed,
+        layer: 'memory',
+        requests: post(getSignatureStatuses(sigs.slice(0, 1))),
+        check: expectStatuses(1, { allKnown: true }),
+      },
+    ],
+  ];
+  return calls.flatMap(([id, what, fields]) => [
+    {
+      id: `ws.${id}`,
+      what: `${what} over WebSocket, production settings`,
+      transport: 'websocket',
+      headers: SECURITY_HEADERS, // probed over HTTP: the production listener serves the sockets
+      target: server('production', 'memory'),
+      ...fields,
+      same: true,
+      vs: [`prod.${id}`],
+    },
+    {
+      id: `express.${id}`,
+      what: `${what}, plugins in a host Express app at /rpc`,
+      target: { script: 'embedded.mjs', upstream: STANDIN },
+      ...fields,
+      requests: fields.requests.map((r) => ({ ...r, path: '/rpc' })),
+      same: true,
+      vs: [`prod.${id}`],
+    },
+  ]);
+}
+
+export function ourCases(inputs) {
   const core = (id, what, args, vs) => ({
     id,
-    group: 'ours',
     what,
     target: { script: 'core-trivial.mjs', args },
-    requests: trivial,
-    check: isPong,
+    requests: post(TRIVIAL_REQUEST),
+    check: inputs.isPong,
     same: true,
     vs,
   });
@@ -57,187 +171,10 @@ function coreCases(isPong) {
     core('c', 'Express adapter: core + expressRpc, trivial method', ['--adapter', 'express'], ['b']),
     core('d', 'core + createNodeListener, trivial method, call log on', ['--adapter', 'node'], ['a']),
     core('d.nolog', '(d) with the call log off', ['--adapter', 'node', '--logging', 'off'], ['a', 'd']),
-  ];
-}
-
-/** The getSignatureStatuses rows of `n` signatures, one per answer layer. */
-function statusesCases(settings, n, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {
-  const s = PREFIX[settings];
-  const freshBodies = [{ path: '/', bodies: n === 1 ? fresh1 : fresh256 }];
-  const known = {
-    check: expectStatuses(n, { allKnown: true }),
-    prime: primed,
-    same: true,
-    requests: [{ path: '/', body: getSignatureStatuses(sigs.slice(0, n)) }],
-    vs: [`v.statuses-${n}`, `r.statuses-${n}`],
-  };
-  const row = (kind, how, fields) => ({
-    id: `${s}.statuses-${kind}-${n}`,
-    group: 'ours',
-    what: `getSignatureStatuses ${n}, ${how}, ${settings} settings`,
-    headers: SECURITY_HEADERS,
-    ...fields,
-  });
-  return [
-    row('memory', 'memory', { ...known, target: server(settings, 'memory'), layer: 'memory' }),
-    row('sqlite', 'SQLite, no memory cache', {
-      ...known,
-      target: server(settings, 'sqlite'),
-      layer: 'store',
-    }),
-    row('upstream', 'fresh, via the stand-in', {
-      target: server(settings, 'upstream'),
-      layer: 'upstream',
-      requests: freshBodies,
-      check: expectStatuses(n, { allKnown: true }),
-      vs: [`u.statuses-${n}`],
-    }),
-    // The whole default chain (memory, store, upstream) in front of the real validator.
-    row('validator', 'fresh, via validator A', {
-      target: server(settings, 'memory', { url: VALIDATOR_URL, pid: pids.validatorA }),
-      layer: 'upstream',
-      absent: peerAbsent,
-      requests: freshBodies,
-      check: expectStatuses(n, { allKnown: false }),
-      vs: [`v.fresh-${n}`],
-    }),
-  ];
-}
-
-/** Row id prefixes of the reference server's settings. */
-const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled', traced: 'traced' };
-
-/** The reference server's rows with `settings` (production | lean | sampled | traced). */
-function serverCases(settings, inputs) {
-  const s = PREFIX[settings];
-  const memory = server(settings, 'memory');
-  const base = { group: 'ours', headers: SECURITY_HEADERS, target: memory, same: true };
-  return [
-    {
-      ...base,
-      id: `${s}.getRoutes`,
-      what: `getRoutes, 10 nodes, ${settings} settings`,
-      requests: [{ path: '/', body: getRoutes() }],
-      check: tenRoutes,
-      vs: ['r.getRoutes', 'a.getRoutes'],
-    },
-    ...statusesCases(settings, 1, inputs),
-    ...statusesCases(settings, 256, inputs),
-    {
-      ...base,
-      id: `${s}.batch-10`,
-      what: `batch of 10 mixed calls (memory), ${settings} settings`,
-      prime: inputs.primed,
-      layer: 'memory',
-      requests: [{ path: '/', body: mixedBatch(inputs.sigs) }],
-      check: expectBatch(10),
-    },
-  ];
-}
-
-/**
- * prod.getRoutes and prod.statuses-memory-1 with the call log sampled (`callLog.sampleRate`
- * 0.01), an option and not the default: compared with the goals' baselines and with the
- * production row itself, which says what the other 99 lines cost.
- */
-function sampledCases(inputs) {
-  const rows = ['sampled.getRoutes', 'sampled.statuses-memory-1'];
-  return serverCases('sampled', inputs)
-    .filter((c) => rows.includes(c.id))
-    .map((c) => ({
-      ...c,
-      what: c.what.replace('sampled settings', 'production settings, call log sampled 1% (option)'),
-      vs: [...c.vs, c.id.replace(/^sampled\./, 'prod.')],
-    }));
-}
-
-/**
- * prod.getRoutes and prod.statuses-memory-1 with OpenTelemetry traces on (every call a span,
- * exported to a sink): compared with the production row, traces off (the default), which
- * says what tracing costs, and with the baselines, which say what off costs.
- */
-function tracedCases(inputs) {
-  const rows = ['traced.getRoutes', 'traced.statuses-memory-1'];
-  return serverCases('traced', inputs)
-    .filter((c) => rows.includes(c.id))
-    .map((c) => ({
-      ...c,
-      what: c.what.replace('traced settings', 'production settings, traces on (option)'),
-      vs: [...c.vs, c.id.replace(/^traced\./, 'prod.')],
-    }));
-}
-
-/**
- * The same calls as prod.getRoutes and prod.statuses-memory-1, to the same server, over
- * WebSocket (upgrade on its HTTP port at the mount root): what a socket saves per call.
- */
-function socketCases({ sigs, primed }) {
-  const base = {
-    group: 'ours',
-    transport: 'websocket',
-    headers: SECURITY_HEADERS, // probed over HTTP: the production listener serves the sockets
-    target: server('production', 'memory'),
-    same: true,
-  };
-  return [
-    {
-      ...base,
-      id: 'ws.getRoutes',
-      what: 'getRoutes over WebSocket, production settings',
-      requests: [{ path: '/', body: getRoutes() }],
-      check: tenRoutes,
-      vs: ['prod.getRoutes'],
-    },
-    {
-      ...base,
-      id: 'ws.statuses-memory-1',
-      what: 'getSignatureStatuses 1, memory, over WebSocket, production settings',
-      requests: [{ path: '/', body: getSignatureStatuses(sigs.slice(0, 1)) }],
-      prime: primed,
-      layer: 'memory',
-      check: expectStatuses(1, { allKnown: true }),
-      vs: ['prod.statuses-memory-1'],
-    },
-  ];
-}
-
-/** The plugins in a host Express app, mounted at /rpc (`app.use('/rpc', expressRpc(rpc))`). */
-function embeddedCases({ sigs, primed }) {
-  const target = { script: 'embedded.mjs', upstream: STANDIN };
-  return [
-    {
-      id: 'express.getRoutes',
-      group: 'ours',
-      what: 'getRoutes, plugins in a host Express app at /rpc',
-      target,
-      requests: [{ path: '/rpc', body: getRoutes() }],
-      check: tenRoutes,
-      same: true,
-      vs: ['prod.getRoutes'],
-    },
-    {
-      id: 'express.statuses-memory-1',
-      group: 'ours',
-      what: 'getSignatureStatuses 1, memory, plugins in a host Express app',
-      target,
-      requests: [{ path: '/rpc', body: getSignatureStatuses(sigs.slice(0, 1)) }],
-      prime: primed,
-      layer: 'memory',
-      check: expectStatuses(1, { allKnown: true }),
-      same: true,
-      vs: ['prod.statuses-memory-1'],
-    },
-  ];
-}
-
-export function ourCases(inputs) {
-  return [
-    ...coreCases(inputs.isPong),
     ...serverCases('production', inputs),
     ...serverCases('lean', inputs),
-    ...sampledCases(inputs),
-    ...tracedCases(inputs),
-    ...socketCases(inputs),
-    ...embeddedCases(inputs),
+    ...optionCases('sampled', inputs),
+    ...optionCases('traced', inputs),
+    ...sameCallsCases(inputs),
   ];
 }

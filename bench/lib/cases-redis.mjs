@@ -12,6 +12,7 @@ import {
   freshSignatureBodies,
   getRoutes,
   getSignatureStatuses,
+  post,
   tenRoutes,
 } from './requests.mjs';
 
@@ -22,40 +23,33 @@ const instance = (statuses, redis, rateLimit) => ({
   upstream: STANDIN,
   redis,
 });
-const ALONE = instance('memory-only', false, true);
-const SHARED = instance('memory-only', true, true);
-
-/** The same call twice: autocannon takes a list of URLs only with a list of requests. */
-const twice = (body) => [
-  { path: '/', body },
-  { path: '/', body },
-];
 
 /** (a): `what` served by one instance alone, one with Redis, and two sharing Redis. */
 function scaleRows(name, what, body, fields) {
   const id = (k) => `scale.${k}.${name}`;
+  const [alone, shared] = [false, true].map((redis) => instance('memory-only', redis, true));
   const row = (k, how, instances, vs) => ({
     id: id(k),
     what: `${what}, ${how}, rate limit`,
     instances,
-    requests: twice(body),
+    requests: [...post(body), ...post(body)], // autocannon takes a list of URLs only with a list of requests
     headers: SECURITY_HEADERS,
     same: true,
     vs,
     ...fields,
   });
   return [
-    row('one', '1 instance, no Redis', [ALONE]),
-    row('one-redis', '1 instance + Redis', [SHARED], [id('one')]),
-    row('two-redis', '2 instances + Redis', [SHARED, SHARED], [id('one'), id('one-redis')]),
+    row('one', '1 instance, no Redis', [alone]),
+    row('one-redis', '1 instance + Redis', [shared], [id('one')]),
+    row('two-redis', '2 instances + Redis', [shared, shared], [id('one'), id('one-redis')]),
   ];
 }
 
 /** (b): one connection, so the figures are a call's latency, not queueing. */
 function latencyRows(known) {
   const none = (redis) => instance('upstream', redis, false);
-  const primedKnown = {
-    requests: [{ path: '/', body: getSignatureStatuses(known) }],
+  const knownAnswer = {
+    requests: post(getSignatureStatuses(known)),
     check: expectStatuses(1, { allKnown: true }),
     same: true,
   };
@@ -70,14 +64,16 @@ function latencyRows(known) {
       requests: [request],
       // Before each round, signatures never asked, more than it can send (1 connection): a miss stays a miss.
       refill: (s) => {
-        const seconds = s.duration + Math.max(s.warmup, s.roundWarmup);
-        request.bodies = freshSignatureBodies(Math.ceil(3000 * seconds), 1);
+        request.bodies = freshSignatureBodies(
+          Math.ceil(3000 * (s.duration + Math.max(s.warmup, s.roundWarmup))),
+          1,
+        );
       },
       check: expectStatuses(1, { allKnown: true }),
       vs: redis ? ['redis.miss.off-1'] : undefined,
     };
   };
-  const rows = [
+  return [
     miss(false),
     miss(true),
     {
@@ -86,7 +82,7 @@ function latencyRows(known) {
       instances: [instance('memory-only', false, false)],
       prime: [getSignatureStatuses(known)],
       layer: 'memory',
-      ...primedKnown,
+      ...knownAnswer,
     },
     {
       id: 'redis.hit.redis-1',
@@ -95,11 +91,10 @@ function latencyRows(known) {
       learner: none(true),
       learn: known,
       layer: 'redis',
-      ...primedKnown,
+      ...knownAnswer,
       vs: ['redis.hit.memory-1'],
     },
-  ];
-  return rows.map((r) => ({ ...r, connections: 1 }));
+  ].map((r) => ({ ...r, connections: 1 }));
 }
 
 export function redisCases() {
@@ -112,5 +107,5 @@ export function redisCases() {
       check: expectStatuses(1, { allKnown: true }),
     }),
     ...latencyRows(sigs),
-  ].map((r) => ({ ...r, group: 'ours' }));
+  ];
 }

@@ -2,8 +2,6 @@
 // bench knows about (the load generator, the server and its upstream, the peers, our
 // idle targets) is "others": another helper's build, a test run, a cron job. Above
 // NOTE_SHARE of one CPU, the round gets a note naming the biggest of them.
-import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { allProcessesCpuUs, describeProcess, machineCpuUs } from './proc.mjs';
 
 export const NOTE_SHARE = 0.05;
@@ -67,14 +65,3 @@ export function contentionNote(w) {
 }
 
 const pct = (x) => `${Math.round(x * 100)}%`;
-
-/** `--quiet-wait`: waits up to `maxWaitMs` for the machine to be under 15% busy over a second (all CPUs). */
-export async function waitForQuiet(maxWaitMs) {
-  for (const until = Date.now() + maxWaitMs; ;) {
-    const a = machineCpuUs();
-    await sleep(1000);
-    const b = machineCpuUs();
-    if (!a || !b || (b.busyUs - a.busyUs) / (1e6 * availableParallelism()) <= 0.15 || Date.now() > until)
-      return;
-  }
-}

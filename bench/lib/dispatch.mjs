@@ -1,19 +1,14 @@
 // In-process cases: `rpc.dispatch` with no HTTP and no other process, timed as our CPU per
-// call (user + system: time another process had the CPU is not counted). The socket and
-// the kernel are out of the figure, so it moves far less with the machine's load than the
-// HTTP rows: the tool for "did this change to parse, validate, dispatch or the chain make a
-// call cheaper". Rigs are timed in chunks that alternate between them (A B, then B A, ...):
-// a machine that slows down or speeds up (this VM moved ±20% between runs minutes apart)
-// moves neighbouring chunks alike, so a ratio is read per pair of chunks. Garbage a chunk
-// leaves may be collected in the next one, which may be another rig's; alternating the
-// order spreads that evenly. (A full GC before each chunk was tried: the collector's
-// background threads then ran into the chunk, and the spread of the ratios doubled.)
+// call (user + system). The socket and the kernel are out of the figure, so it moves far less
+// with the machine's load than the HTTP rows. Rigs are timed in chunks that alternate between
+// them (A B, then B A, ...): a machine that slows down or speeds up (this VM moved ±20% between
+// runs minutes apart) moves neighbouring chunks alike, so a ratio is read per pair of chunks,
+// and garbage a chunk leaves for the next one is spread evenly. (A full GC before each chunk
+// was tried: the collector's background threads ran into the chunk, doubling the spread.)
 //   --dispatch [CHECKOUT...]: getRoutes, 1 and 256 signatures from memory, 1 and 256 fresh
-//     signatures through an upstream that knows none of them, in one child process; other
-//     checkouts (built, each with node_modules of its own) are loaded into the same process
-//     and compared chunk by chunk with this one.
-//   The guard figure (main run): getRoutes on a service with a guard that admits against one
-//     with none; goal under 1 µs.
+//     signatures through an upstream that knows none of them; other checkouts (built, each
+//     with node_modules of its own) are loaded into the same child process and compared.
+//   The guard figure (main run): getRoutes with a guard that admits against none; goal < 1 µs.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,15 +21,11 @@ import { median } from './summary.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const env = process.env;
-/** BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof). */
+// BENCH_DISPATCH_CASES=fresh-256,memory-1 runs only those (to profile one with --cpu-prof);
+// BENCH_DISPATCH_STORE_ROWS fills the fresh cases' store first, as a store that has kept a
+// while of history is (a deeper B-tree to walk for each signature it lacks).
 const wanted = (name) => !env.BENCH_DISPATCH_CASES || env.BENCH_DISPATCH_CASES.split(',').includes(name);
-/** Chunks per checkout and case (BENCH_DISPATCH_CHUNKS). */
 const CHUNKS = Number(env.BENCH_DISPATCH_CHUNKS ?? 40);
-/**
- * Finalized statuses in the fresh cases' store before they start (BENCH_DISPATCH_STORE_ROWS):
- * a store that has kept a while of history makes each read of a signature it lacks a walk
- * down a deeper B-tree.
- */
 const STORE_ROWS = Number(env.BENCH_DISPATCH_STORE_ROWS ?? 0);
 /** Fresh calls in flight: the coalescer's tables hold several calls, as under load. */
 const INFLIGHT = 16;
@@ -54,6 +45,11 @@ async function started(core, plugins) {
   await rpc.start();
   return rpc;
 }
+
+/** `calls` dispatches of `text`, one after the other. */
+const dispatchEach = (text, calls) => async (rpc) => {
+  for (let i = 0; i < calls; i++) await rpc.dispatch(text);
+};
 
 /** Our CPU per call in µs while `work()` makes `calls` calls. */
 async function cpuPerCall(work, calls) {
@@ -150,9 +146,7 @@ async function pairedMeasure(roots) {
       await rpc.dispatch(getSignatureStatuses(sigs));
       rpcs.push(rpc);
     }
-    out[name] = await alternatingChunks(rpcs, CHUNKS, n / 3, async (rpc) => {
-      for (let i = 0; i < n / 3; i++) await rpc.dispatch(text);
-    });
+    out[name] = await alternatingChunks(rpcs, CHUNKS, n / 3, dispatchEach(text, n / 3));
     for (const rpc of rpcs) await rpc.stop();
   }
   await known.stop();
@@ -224,21 +218,18 @@ export async function measureGuard(log, { rounds = 40, calls = 15_000 } = {}) {
     rigs[1].guard((ctx) => {
       if (denied.has(ctx.method) && ctx.host === undefined) throw new Error('refused');
     });
-    const text = getRoutes();
-    const [without, withGuard] = await alternatingChunks(rigs, rounds, calls, async (rpc) => {
-      for (let i = 0; i < calls; i++) await rpc.dispatch(text);
-    });
-    await Promise.all(rigs.map((rpc) => rpc.stop()));
-    const addedUs = median(without.map((a, k) => withGuard[k] - a));
-    return {
+    const [without, withGuard] = await alternatingChunks(
+      rigs,
       rounds,
       calls,
-      withoutUs: median(without),
-      withUs: median(withGuard),
-      ratio: median(without.map((a, k) => withGuard[k] / a)),
-      addedUs,
-      met: addedUs < GUARD_GOAL_US,
-    };
+      dispatchEach(getRoutes(), calls),
+    );
+    await Promise.all(rigs.map((rpc) => rpc.stop()));
+    const [withoutUs, withUs, addedUs] = [without, withGuard, without.map((a, k) => withGuard[k] - a)].map(
+      median,
+    );
+    const ratio = median(without.map((a, k) => withGuard[k] / a));
+    return { rounds, calls, withoutUs, withUs, ratio, addedUs, met: addedUs < GUARD_GOAL_US };
   } catch (err) {
     return { error: err.message };
   }

@@ -25,76 +25,54 @@ export function counterByLabel(text, metric, label) {
   return out;
 }
 
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
 async function fromMetrics(url) {
   const text = await getText(url);
   if (text === undefined) return undefined;
   return {
     layers: counterByLabel(text, 'rollup_router_status_lookups_total', 'layer'),
     upstreamCalls: counterByLabel(text, 'rollup_router_upstream_requests_total', 'outcome'),
-    calls: Object.values(counterByLabel(text, 'rollup_router_calls_total', 'code')).reduce(
-      (a, b) => a + b,
-      0,
-    ),
+    calls: sum(Object.values(counterByLabel(text, 'rollup_router_calls_total', 'code'))),
   };
 }
 
-const fileSize = (file) => {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
-};
-
-/** `endpoint`: a prepared target (url, metricsPath, statsPath, logFile, helperUrl). */
+/** One flat reading of a prepared target (url, metricsPath, statsPath, logFile, helperUrl). */
 export async function readEvidence(endpoint) {
+  const stats = endpoint.statsPath && (await getText(endpoint.url + endpoint.statsPath));
+  const out = endpoint.metricsPath
+    ? await fromMetrics(endpoint.url + endpoint.metricsPath)
+    : stats && JSON.parse(stats);
+  return {
+    layers: {},
+    upstreamCalls: {},
+    ...out,
+    ...(endpoint.helperUrl && { upstreamHits: Number(await getText(`${endpoint.helperUrl}/hits`)) }),
+    // No file yet: no byte written.
+    ...(endpoint.logFile && { logBytes: statSync(endpoint.logFile, { throwIfNoEntry: false })?.size ?? 0 }),
+  };
+}
+
+/**
+ * `a + sign * b` field by field, counts by label included: the difference of two readings
+ * (sign -1, over the fields of the later one) or the rounds of a row added up (sign 1).
+ */
+function combine(a = {}, b = {}, sign) {
   const out = {};
-  if (endpoint.metricsPath) out.server = await fromMetrics(endpoint.url + endpoint.metricsPath);
-  else if (endpoint.statsPath) {
-    const text = await getText(endpoint.url + endpoint.statsPath);
-    out.server = text && JSON.parse(text);
+  for (const k of sign < 0 ? Object.keys(a) : new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (typeof (a[k] ?? b[k]) !== 'object') out[k] = (a[k] ?? 0) + sign * (b[k] ?? 0);
+    // A layer or outcome that served nothing did not answer.
+    else out[k] = Object.fromEntries(Object.entries(combine(a[k], b[k], sign)).filter(([, v]) => v !== 0));
   }
-  if (endpoint.helperUrl) out.upstreamHits = Number(await getText(`${endpoint.helperUrl}/hits`));
-  if (endpoint.logFile) out.logBytes = fileSize(endpoint.logFile);
   return out;
 }
 
-const delta = (after = {}, before = {}) =>
-  Object.fromEntries(
-    Object.keys(after)
-      .map((k) => [k, after[k] - (before[k] ?? 0)])
-      .filter(([, v]) => v !== 0),
-  );
-
 /** What happened between two readings: { layers, upstreamCalls, upstreamHits, calls, logBytes }. */
-export function evidenceDelta(before, after) {
-  return {
-    layers: delta(after.server?.layers, before.server?.layers),
-    upstreamCalls: delta(after.server?.upstreamCalls, before.server?.upstreamCalls),
-    upstreamHits: (after.upstreamHits ?? 0) - (before.upstreamHits ?? 0),
-    calls: after.server?.calls === undefined ? undefined : after.server.calls - (before.server?.calls ?? 0),
-    logBytes: after.logBytes === undefined ? undefined : after.logBytes - (before.logBytes ?? 0),
-  };
-}
-
-const sumInto = (into, from) => {
-  for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + v;
-  return into;
-};
+export const evidenceDelta = (before, after) => combine(after, before, -1);
 
 /** The evidence of all rounds of one row, added up. */
-export function addEvidence(deltas) {
-  return deltas.reduce(
-    (acc, d) => ({
-      layers: sumInto(acc.layers, d.layers),
-      upstreamCalls: sumInto(acc.upstreamCalls, d.upstreamCalls),
-      upstreamHits: acc.upstreamHits + d.upstreamHits,
-      calls: d.calls === undefined ? acc.calls : (acc.calls ?? 0) + d.calls,
-      logBytes: d.logBytes === undefined ? acc.logBytes : (acc.logBytes ?? 0) + d.logBytes,
-    }),
-    { layers: {}, upstreamCalls: {}, upstreamHits: 0, calls: undefined, logBytes: undefined },
-  );
-}
+export const addEvidence = (deltas) =>
+  deltas.reduce((acc, d) => combine(acc, d, 1), { layers: {}, upstreamCalls: {} });
 
 /** Notes that say which layer answered and whether what the row claims held. */
 export function evidenceNotes(c, e, requests) {

@@ -10,38 +10,32 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import WebSocket, { WebSocketServer } from 'ws';
-import { readFileSync } from 'node:fs';
+import { processCpuUs } from './proc.mjs';
 import { startTarget } from './processes.mjs';
+import { waitUntil } from './subscribers.mjs';
 
 const ACCOUNT = 'SysvarC1ock11111111111111111111111111111111';
+const answer = (result, id) => JSON.stringify({ jsonrpc: '2.0', result, id: id ?? null });
 
 /** The base chain: every read answers "no such account", every accountSubscribe is acknowledged. */
 async function baseChainStandIn() {
   const server = http.createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
-    let id = null;
-    try {
-      id = JSON.parse(body).id ?? null;
-    } catch {
-      // answered with id null
-    }
+    const id = /"id":\s*(\d+)/.exec(body)?.[1];
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', result: { context: { slot: 1 }, value: null }, id }));
+    res.end(answer({ context: { slot: 1 }, value: null }, id && Number(id)));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-  await once(wss, 'listening');
+  await Promise.all([once(server.listen(0, '127.0.0.1'), 'listening'), once(wss, 'listening')]);
   const subscribers = [];
   let nextId = 1;
   wss.on('connection', (socket) =>
     socket.on('message', (data) => {
       const call = JSON.parse(String(data));
       const result = call.method === 'accountSubscribe' ? nextId++ : true;
-      if (call.method === 'accountSubscribe' && call.params[0] === ACCOUNT)
-        subscribers.push({ socket, id: result });
-      socket.send(JSON.stringify({ jsonrpc: '2.0', result, id: call.id }));
+      if (result !== true && call.params[0] === ACCOUNT) subscribers.push({ socket, id: result });
+      socket.send(answer(result, call.id));
     }),
   );
   return {
@@ -50,20 +44,19 @@ async function baseChainStandIn() {
     subscribers,
     /** One accountNotification to every subscriber of ACCOUNT, as a validator writes it (u64 rentEpoch). */
     notify(slot, data) {
-      for (const { socket, id } of subscribers) {
+      const value =
+        `{"data":["${data}","base64"],"executable":false,"lamports":18446744073709551615,` +
+        `"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":${(data.length * 3) / 4}}`;
+      for (const { socket, id } of subscribers)
         socket.send(
-          `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${slot}},"value":` +
-            `{"data":["${data}","base64"],"executable":false,"lamports":18446744073709551615,` +
-            `"owner":"11111111111111111111111111111111","rentEpoch":18446744073709551615,"space":${(data.length * 3) / 4}}},` +
-            `"subscription":${id}}}`,
+          `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${slot}},"value":${value}},"subscription":${id}}}`,
         );
-      }
     },
     close() {
       for (const c of wss.clients) c.terminate();
       wss.close();
-      server.close();
       server.closeAllConnections();
+      server.close();
     },
   };
 }
@@ -81,68 +74,46 @@ async function holder(url) {
       else resolve();
     });
   });
-  ws.send(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'accountSubscribe',
-      params: [ACCOUNT, { encoding: 'base64' }],
-    }),
-  );
+  const params = [ACCOUNT, { encoding: 'base64' }];
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'accountSubscribe', params }));
   await answered;
   return self;
 }
 
-const TICK_MS = 10; // USER_HZ is 100 on every Linux ABI Node runs on
-
-/** A process's user and system CPU time in ms (/proc/<pid>/stat fields 14 and 15). */
-function cpuMsOf(pid) {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) * TICK_MS, system: Number(fields[12]) * TICK_MS };
-}
+const option = (args, name, fallback) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 
 export async function fanout(args) {
   const holders = Number(args.find((a) => /^\d+$/.test(a)) ?? 1000);
-  const kb = args.includes('--kb') ? Number(args[args.indexOf('--kb') + 1]) : 100;
-  const n = args.includes('--notifications') ? Number(args[args.indexOf('--notifications') + 1]) : 50;
+  const [kb, n] = [option(args, '--kb', 100), option(args, '--notifications', 50)];
   const chain = await baseChainStandIn();
-  const router = await startTarget('server.mjs', [
-    ...['--settings', 'lean', '--delegation', chain.url, '--delegation-ws', chain.wsUrl],
-  ]);
+  const delegation = ['--delegation', chain.url, '--delegation-ws', chain.wsUrl];
+  const router = await startTarget('server.mjs', ['--settings', 'lean', ...delegation]);
   if (router.absent) throw new Error(`reference server absent: ${router.absent}`);
   const clients = [];
   try {
     const url = `ws://127.0.0.1:${router.port}/`;
-    for (let i = 0; i < holders; i += 50) {
+    for (let i = 0; i < holders; i += 50)
       clients.push(
         ...(await Promise.all(Array.from({ length: Math.min(50, holders - i) }, () => holder(url)))),
       );
-    }
-    // base64 of kb KB of data: 4 characters per 3 bytes.
-    const data = 'A'.repeat(Math.ceil((kb * 1024) / 3) * 4);
-    const received = (k) => clients.every((c) => c.notifications >= k);
-    const until = (k) =>
-      new Promise((resolve) => {
-        const check = () => (received(k) ? resolve() : setTimeout(check, 1));
-        check();
-      });
+    const data = 'A'.repeat(Math.ceil((kb * 1024) / 3) * 4); // base64 of kb KB: 4 characters per 3 bytes
+    const delivered = (k) => waitUntil(() => clients.every((c) => c.notifications >= k), 60_000);
     chain.notify(1, data); // warm-up: the first one pays for compiling the path
-    await until(1);
-    const before = cpuMsOf(router.child.pid);
+    await delivered(1);
+    const before = processCpuUs(router.child.pid);
     for (let i = 2; i <= n + 1; i++) {
       chain.notify(i, data);
-      await until(i);
+      await delivered(i);
     }
-    const after = cpuMsOf(router.child.pid);
-    const user = (after.user - before.user) / n;
-    const system = (after.system - before.system) / n;
-    const line =
-      `fanout: one accountNotification of a ${kb} KB account to ${holders} holders (${chain.subscribers.length} ` +
-      `upstream subscription${chain.subscribers.length === 1 ? '' : 's'}): ${(user + system).toFixed(1)} ms of the ` +
-      `server's CPU per notification, ${user.toFixed(1)} ms user + ${system.toFixed(1)} ms system (kernel: the ` +
-      `socket writes) (mean of ${n}; /proc, 10 ms ticks)`;
-    console.log(line);
+    const after = processCpuUs(router.child.pid);
+    const [user, system] = ['user', 'system'].map((k) => (after[k] - before[k]) / n / 1000);
+    const upstream = `${chain.subscribers.length} upstream subscription${chain.subscribers.length === 1 ? '' : 's'}`;
+    console.log(
+      `fanout: one accountNotification of a ${kb} KB account to ${holders} holders (${upstream}): ` +
+        `${(user + system).toFixed(1)} ms of the server's CPU per notification, ${user.toFixed(1)} ms user + ` +
+        `${system.toFixed(1)} ms system (kernel: the socket writes) (mean of ${n}; /proc, 10 ms ticks)`,
+    );
     return 0;
   } finally {
     for (const c of clients) c.ws.terminate();

@@ -19,6 +19,7 @@ import { readMemory, sampleRss } from './proc.mjs';
 import { freePort, pinning, startProcess, startTarget } from './processes.mjs';
 import { getSignatureStatuses } from './requests.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
+import { waitUntil } from './subscribers.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
 
 /** A real redis-server on a free port, no persistence, pinned with our servers; `{ absent }` when it cannot run. */
@@ -56,48 +57,35 @@ async function startOurs(target, nodeArgs, redis) {
   return { ...server, upstreamPid: helper?.pid ?? upstream?.pid, helperUrl: helper?.url, stop };
 }
 
-/** The Redis key prefix of the server's default config. */
-const KEY_PREFIX = 'rollup-router:';
-
-/** A learner instance learns `c.learn` from the upstream, Redis gets them, the learner stops. */
+/** A learner instance learns `c.learn` from the upstream, Redis gets them (the default key prefix), the learner stops. */
 async function learnThroughOtherInstance(c, nodeArgs, redis) {
   const learner = await startOurs(c.learner, nodeArgs, redis);
   try {
     if (learner.absent) throw new Error(learner.absent);
     await rpcCall(learner.url, getSignatureStatuses(c.learn), 10_000);
-    const deadline = Date.now() + 5000;
-    while (!c.learn.every((s) => redis.hasKey(`${KEY_PREFIX}status:${s}`))) {
-      if (Date.now() > deadline)
-        throw new Error('instance 1 answered but Redis did not get the status in 5 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    if (!(await waitUntil(() => c.learn.every((s) => redis.hasKey(`rollup-router:status:${s}`)), 5000)))
+      throw new Error('instance 1 answered but Redis did not get the status in 5 s');
   } finally {
     await learner.stop();
   }
 }
 
-/** A row of several processes must say whose CPU it counts, and whether they had CPUs to scale on. */
-function sharingNotes(n) {
-  const cpus = pinning()?.targets;
-  return [
-    `${n} processes: CPU and RSS are their sum`,
-    ...(cpus && !/[-,]/.test(cpus)
-      ? [`both instances and redis-server pinned to CPU ${cpus}: no CPU to scale on`]
-      : []),
-  ];
-}
-
-/** The endpoint of a row from its started instances. */
+/** The endpoint of a row from its started instances; several say whose CPU is counted, and on what CPUs. */
 function endpointOf(instances, redisPid) {
   const [first] = instances;
+  const n = instances.length;
+  const cpus = pinning()?.targets;
+  const notes = [`${n} processes: CPU and RSS are their sum`];
+  if (cpus && !/[-,]/.test(cpus))
+    notes.push(`both instances and redis-server pinned to CPU ${cpus}: no CPU to scale on`);
   return {
     ...first,
-    load: instances.length === 1 ? first.url : instances.map((i) => i.url),
+    load: n === 1 ? first.url : instances.map((i) => i.url),
     pids: instances.map((i) => i.pid),
     redisPid,
     // The stand-in's hits are counted once.
     instances: instances.map((i, k) => ({ ...i, helperUrl: k === 0 ? i.helperUrl : undefined })),
-    notes: [...(first.notes ?? []), ...(instances.length > 1 ? sharingNotes(instances.length) : [])],
+    notes: [...(first.notes ?? []), ...(n > 1 ? notes : [])],
   };
 }
 

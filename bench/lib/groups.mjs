@@ -16,103 +16,36 @@ import { measureGroup } from './group.mjs';
 import { preparePeers } from './peers.mjs';
 import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
 
+// Each group: `name = the rows of quick mode (and of the full run) | the rows the full run adds`.
+// ws.*: issue 10's socket vs HTTP, the same calls to the same server in the same rounds;
+// sampled.*, traced.*: options (call log sampled, traces on) beside the default they are not.
+// node:http ceiling: what lies between row a and ours that is not our code, the head we write
+// and what added work costs beyond itself. The delegation router's rows are the SDKs' methods.
+// Several instances and Redis (cases-redis.mjs): with them the quick run would not fit its 5 minutes.
 export const GROUPS = [
-  {
-    name: 'getRoutes',
-    // ws.*: issue 10's socket vs HTTP, the same calls to the same server in the same rounds.
-    // sampled.*: the call log option of issue 12's rules, beside the default it is not.
-    // traced.*: OpenTelemetry traces on, beside prod (off, the default) and the baselines.
-    quick: [
-      'prod.getRoutes',
-      'lean.getRoutes',
-      'sampled.getRoutes',
-      'r.getRoutes',
-      'a.getRoutes',
-      'ws.getRoutes',
-    ],
-    full: ['traced.getRoutes'],
-  },
-  {
-    name: 'statuses, 1 signature',
-    quick: [
-      'prod.statuses-memory-1',
-      'sampled.statuses-memory-1',
-      'v.statuses-1',
-      'r.statuses-1',
-      'ws.statuses-memory-1',
-    ],
-    full: ['lean.statuses-memory-1', 'traced.statuses-memory-1'],
-  },
-  {
-    name: 'statuses, 256 signatures',
-    quick: ['prod.statuses-memory-256', 'v.statuses-256', 'r.statuses-256'],
-    full: ['lean.statuses-memory-256'],
-  },
-  { name: 'statuses, 256 fresh signatures', quick: ['prod.statuses-validator-256', 'v.fresh-256'] },
-  { name: 'Express adapter', quick: ['c', 'b'] },
-  // The delegation router (the SDKs' methods): the latency it adds to a send, its blockhashes.
-  {
-    name: 'delegation router: sendTransaction to A, 1 connection',
-    quick: ['dlg.sendTransaction', 'v.sendTransaction', 'p.sendTransaction', 'r.sendTransaction'],
-  },
-  ...['getAccountInfo', 'getSlot'].map((method) => ({
-    name: `delegation router: ${method} passed through to A, 1 connection`,
-    quick: ['dlg', 'v', 'p', 'r'].map((at) => `${at}.${method}`),
-  })),
-  {
-    name: 'delegation router: getBlockhashForAccounts',
-    full: ['dlg.blockhash-empty', 'r.blockhash-empty', 'dlg.blockhash-account', 'r.blockhash-account'],
-  },
-  { name: 'core, trivial method', full: ['d', 'd.nolog', 'a'] },
-  {
-    // What lies between row a and ours that is not our code: the head we write, and what
-    // added work costs beyond itself. Row a.getRoutes is the baseline of each.
-    name: 'node:http ceiling, head and work added',
-    full: ['a.getRoutes', 'a.getRoutes.head', 'a.getRoutes.work-25', 'a.getRoutes.work-50'],
-  },
-  {
-    name: 'answer layers, 1 signature',
-    full: [
-      'prod.statuses-sqlite-1',
-      'prod.statuses-upstream-1',
-      'u.statuses-1',
-      'prod.statuses-validator-1',
-      'v.fresh-1',
-    ],
-  },
-  {
-    name: 'answer layers, 256 signatures',
-    full: ['prod.statuses-sqlite-256', 'prod.statuses-upstream-256', 'u.statuses-256'],
-  },
-  {
-    name: 'embedded in a host Express app, batches',
-    full: [
-      'express.getRoutes',
-      'prod.getRoutes',
-      'express.statuses-memory-1',
-      'prod.statuses-memory-1',
-      'prod.batch-10',
-    ],
-  },
-  {
-    name: 'upstream path, 1 connection',
-    full: [
-      'lat.prod.statuses-upstream-1',
-      'lat.u.statuses-1',
-      'lat.prod.statuses-validator-1',
-      'lat.v.fresh-1',
-    ],
-  },
-  // Several instances and Redis (cases-redis.mjs): with them the quick run would not fit its 5 minutes.
-  ...['getRoutes', 'statuses-memory-1'].map((row, i) => ({
-    name: `one vs two instances + Redis, ${['getRoutes', 'statuses, 1 signature'][i]}`,
-    full: ['one', 'one-redis', 'two-redis'].map((k) => `scale.${k}.${row}`),
-  })),
-  {
-    name: 'Redis layer latency, 1 connection',
-    full: ['redis.miss.off-1', 'redis.miss.on-1', 'redis.hit.memory-1', 'redis.hit.redis-1'],
-  },
-];
+  'getRoutes = prod.getRoutes lean.getRoutes sampled.getRoutes r.getRoutes a.getRoutes ws.getRoutes | traced.getRoutes',
+  'statuses, 1 signature = prod.statuses-memory-1 sampled.statuses-memory-1 v.statuses-1 r.statuses-1 ws.statuses-memory-1 | lean.statuses-memory-1 traced.statuses-memory-1',
+  'statuses, 256 signatures = prod.statuses-memory-256 v.statuses-256 r.statuses-256 | lean.statuses-memory-256',
+  'statuses, 256 fresh signatures = prod.statuses-validator-256 v.fresh-256',
+  'Express adapter = c b',
+  'delegation router: sendTransaction to A, 1 connection = dlg.sendTransaction v.sendTransaction p.sendTransaction r.sendTransaction',
+  'delegation router: getAccountInfo passed through to A, 1 connection = dlg.getAccountInfo v.getAccountInfo p.getAccountInfo r.getAccountInfo',
+  'delegation router: getSlot passed through to A, 1 connection = dlg.getSlot v.getSlot p.getSlot r.getSlot',
+  'delegation router: getBlockhashForAccounts = | dlg.blockhash-empty r.blockhash-empty dlg.blockhash-account r.blockhash-account',
+  'core, trivial method = | d d.nolog a',
+  'node:http ceiling, head and work added = | a.getRoutes a.getRoutes.head a.getRoutes.work-25 a.getRoutes.work-50',
+  'answer layers, 1 signature = | prod.statuses-sqlite-1 prod.statuses-upstream-1 u.statuses-1 prod.statuses-validator-1 v.fresh-1',
+  'answer layers, 256 signatures = | prod.statuses-sqlite-256 prod.statuses-upstream-256 u.statuses-256',
+  'embedded in a host Express app, batches = | express.getRoutes prod.getRoutes express.statuses-memory-1 prod.statuses-memory-1 prod.batch-10',
+  'upstream path, 1 connection = | lat.prod.statuses-upstream-1 lat.u.statuses-1 lat.prod.statuses-validator-1 lat.v.fresh-1',
+  'one vs two instances + Redis, getRoutes = | scale.one.getRoutes scale.one-redis.getRoutes scale.two-redis.getRoutes',
+  'one vs two instances + Redis, 1 signature = | scale.one.statuses-memory-1 scale.one-redis.statuses-memory-1 scale.two-redis.statuses-memory-1',
+  'Redis layer latency, 1 connection = | redis.miss.off-1 redis.miss.on-1 redis.hit.memory-1 redis.hit.redis-1',
+].map((line) => {
+  const [name, rows] = line.split(' = ');
+  const [quick, full = ''] = rows.split('|').map((ids) => ids.split(' ').filter(Boolean));
+  return { name, quick, full };
+});
 
 /**
  * The groups to run: quick mode keeps the quick rows, the full run all of them; `only`
@@ -120,7 +53,7 @@ export const GROUPS = [
  */
 export function selectGroups({ quick, only }, cases) {
   return GROUPS.map((g) => {
-    let members = [...(g.quick ?? []), ...(quick ? [] : (g.full ?? []))];
+    let members = [...g.quick, ...(quick ? [] : g.full)];
     if (only) {
       const wanted = new Set(members.filter((id) => only.test(id)));
       for (const id of [...wanted])

@@ -50,12 +50,11 @@ export function nextBody(request) {
 }
 
 /** The autocannon options of `requests`: one fixed request goes as plain url+body (cheapest for the client). */
-function loadOptions(url, requests, connections, pipelining) {
+function loadOptions(url, requests, connections) {
   const single = requests.length === 1 && !requests[0].bodies;
   return {
     url: single ? new URL(requests[0].path, url).href : url,
     connections,
-    pipelining,
     ...(single
       ? { body: requests[0].body }
       : {
@@ -67,18 +66,18 @@ function loadOptions(url, requests, connections, pipelining) {
 }
 
 /** Load that is not measured: JIT, connections, caches; `seconds` of it, or a fifth of `amount` calls. */
-export async function warmUp(url, requests, { connections, pipelining, amount }, seconds) {
+export async function warmUp(url, requests, { connections, amount }, seconds) {
   const length = amount ? { amount: Math.ceil(amount / 5) } : { duration: seconds };
-  if (seconds > 0) await fire({ ...loadOptions(url, requests, connections, pipelining), ...length });
+  if (seconds > 0) await fire({ ...loadOptions(url, requests, connections), ...length });
 }
 
 /**
  * `requests`: [{ path, body } | { path, bodies }] cycled by every connection; `settings`: { duration,
- * connections, pipelining } or `amount` for a fixed number of calls. `onStart` runs just
- * before the first measured request goes out.
+ * connections } or `amount` for a fixed number of calls. `onStart` runs just before the first
+ * measured request goes out.
  */
 export async function measureLoad(url, requests, settings, onStart) {
-  const base = loadOptions(url, requests, settings.connections, settings.pipelining);
+  const base = loadOptions(url, requests, settings.connections);
   const histogram = latencyHistogram();
   const measured = settings.amount ? { amount: settings.amount } : { duration: settings.duration };
   onStart?.();

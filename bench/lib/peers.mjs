@@ -21,16 +21,14 @@ export async function rpcCall(url, body, timeoutMs = 3000) {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-const answers = async (url, method, check) => {
+/** The `result` of `method` at `url` (parsed), or undefined when it does not answer. */
+const resultOf = async (url, method, params) => {
   try {
-    const { text } = await rpcCall(url, { jsonrpc: '2.0', id: 1, method });
-    return check(JSON.parse(text).result);
+    return JSON.parse((await rpcCall(url, { jsonrpc: '2.0', id: 1, method, params })).text).result;
   } catch {
-    return false;
+    return undefined;
   }
 };
-const routerUp = () => answers(ROUTER_URL, 'getRoutes', Array.isArray);
-const validatorUp = () => answers(VALIDATOR_URL, 'getHealth', (r) => r === 'ok');
 
 const bash = (script, timeoutMs) =>
   new Promise((resolve) => {
@@ -43,34 +41,29 @@ const bash = (script, timeoutMs) =>
     );
   });
 
-const pidOf = (peer) => {
+const readWork = (file, parse) => {
   try {
-    return Number(readFileSync(join(WORK, peer, 'pid'), 'utf8').trim()) || undefined;
+    return parse(readFileSync(join(WORK, file), 'utf8'));
   } catch {
     return undefined;
   }
 };
 /** The peers' PIDs: their CPU time is theirs, not "other processes". */
-export const peerPids = () => ({
-  router: pidOf('router'),
-  validatorA: pidOf('validator-a'),
-  validatorB: pidOf('validator-b'),
-  blackhole: pidOf('blackhole'),
-});
-
-const readJson = (file) => {
-  try {
-    return JSON.parse(readFileSync(join(WORK, file), 'utf8'));
-  } catch {
-    return undefined;
-  }
-};
+export const peerPids = () =>
+  Object.fromEntries(
+    Object.entries({
+      router: 'router',
+      validatorA: 'validator-a',
+      validatorB: 'validator-b',
+      blackhole: 'blackhole',
+    }).map(([key, dir]) => [key, readWork(`${dir}/pid`, (t) => Number(t.trim()) || undefined)]),
+  );
 
 /** Signatures the peers know: one sent through the router, and finalized ones on A. */
 function knownSignatures() {
-  const router = readJson('tx-router.json');
-  const a = readJson('tx-a.json');
-  const kit = readJson('tx-a-kit.json');
+  const [router, a, kit] = ['tx-router.json', 'tx-a.json', 'tx-a-kit.json'].map((f) =>
+    readWork(f, JSON.parse),
+  );
   const onA = [
     a?.transferSig,
     a?.airdropSig,
@@ -82,27 +75,18 @@ function knownSignatures() {
   return { routerSent: router?.routerSentSig, onValidator: onA.filter(Boolean) };
 }
 
-const routerKnows = async (sig) => {
-  try {
-    const { text } = await rpcCall(ROUTER_URL, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'getSignatureStatuses',
-      params: [[sig]],
-    });
-    return JSON.parse(text).result?.value?.[0] != null;
-  } catch {
-    return false;
-  }
-};
-
 /** Finds the peers and the signatures they know: `{ available, reason?, pids, signatures, log }`. */
 export async function preparePeers({ enabled }) {
   const log = [];
   if (!enabled) return { available: false, reason: 'skipped (--no-peers)', log };
-  if (!((await validatorUp()) && (await routerUp())))
+  const up =
+    (await resultOf(VALIDATOR_URL, 'getHealth')) === 'ok' &&
+    Array.isArray(await resultOf(ROUTER_URL, 'getRoutes'));
+  if (!up)
     return { available: false, reason: `peers not running (start them with ${PEERS_DIR}/start-*.sh)`, log };
   let signatures = knownSignatures();
+  const routerKnows = async (sig) =>
+    (await resultOf(ROUTER_URL, 'getSignatureStatuses', [[sig]]))?.value?.[0] != null;
   if (!signatures.routerSent || !(await routerKnows(signatures.routerSent))) {
     log.push('no signature sent through the router yet: running capture.sh');
     const c = await bash('capture.sh', 300_000);

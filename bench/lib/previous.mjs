@@ -5,19 +5,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** The newest earlier complete result of `prefix` (e.g. `quick-2cpu-...-`) in `dir`, else the baseline. */
 export function previousResult(dir, prefix, baselineName) {
-  let names;
-  try {
-    names = readdirSync(dir)
-      .filter((n) => n.startsWith(prefix) && n.endsWith('.json'))
-      .sort();
-  } catch {
-    return undefined;
-  }
-  for (const name of [...names.reverse(), baselineName]) {
+  const names = readdirSync(dir, { withFileTypes: true })
+    .map((e) => e.name)
+    .filter((n) => n.startsWith(prefix) && n.endsWith('.json'))
+    .sort()
+    .reverse();
+  for (const name of [...names, baselineName]) {
     try {
       const data = JSON.parse(readFileSync(`${dir}${name}`, 'utf8'));
-      // Results of the bench before its goals were issue 12's have no `ratio`, and --only
-      // runs lack most goals: neither is what "since the last run" means.
+      // --only runs lack most goals: not what "since the last run" means.
       if (data.goals?.some((g) => 'ratio' in g) && !data.settings?.only) return { name, data };
     } catch {
       // missing or unreadable: try the next one
@@ -30,13 +26,13 @@ export function previousResult(dir, prefix, baselineName) {
 export function goalChanges(goals, previous) {
   if (!previous) return 'no earlier comparable run on this machine to compare with';
   const before = new Map(previous.data.goals.map((g) => [g.name, g.ratio]));
-  const rows = goals
+  const lines = goals
     .filter((g) => Number.isFinite(g.ratio) && Number.isFinite(before.get(g.name)))
     .map((g) => {
       const was = before.get(g.name);
       const better = g.atMost !== undefined ? g.ratio < was : g.ratio > was;
-      const change = `${((g.ratio / was - 1) * 100).toFixed(0)}%`;
-      return `  ${g.name.padEnd(70)} ${was.toFixed(2)}x -> ${g.ratio.toFixed(2)}x (${better ? 'better' : 'worse'}, ${change})`;
+      const change = `${better ? 'better' : 'worse'}, ${((g.ratio / was - 1) * 100).toFixed(0)}%`;
+      return `  ${g.name.padEnd(70)} ${was.toFixed(2)}x -> ${g.ratio.toFixed(2)}x (${change})`;
     });
-  return [`since ${previous.name} (${previous.data.date}):`, ...rows].join('\n');
+  return [`since ${previous.name} (${previous.data.date}):`, ...lines].join('\n');
 }

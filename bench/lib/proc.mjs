@@ -37,6 +37,17 @@ export function machineCpuUs() {
   }
 }
 
+/** One process's user and system CPU time in µs. */
+export function processCpuUs(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const [user, system] = text
+    .slice(text.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 13)
+    .map(Number);
+  return { user: user * TICK_US, system: system * TICK_US };
+}
+
 /** Every process's CPU time now: Map pid -> { name, cpuUs }. */
 export function allProcessesCpuUs() {
   const out = new Map();
@@ -95,53 +106,20 @@ export function sampleRss(pid, intervalMs = 100) {
   };
 }
 
-const ARENA = 64n * 2n ** 20n;
-
 export const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
 /**
- * Where a process's resident memory is, from /proc/<pid>/smaps: the malloc heap of the main
- * thread ([heap]), the malloc arenas of other threads, other anonymous memory (V8's heap and
- * code, large mallocs) and mapped files.
- * `{ total, mallocHeap, threadArenas, otherAnonymous, files }` in bytes; undefined without /proc.
- * Read from the runner a moment after the target's own reading, it is the settled figure:
- * V8 unmaps the pages a GC freed on a background thread, after process.memoryUsage() saw them.
+ * A process's resident memory in bytes (/proc/<pid>/smaps_rollup), undefined without /proc.
+ * Read a moment after the target's own reading, it is the settled figure: V8 unmaps the
+ * pages a GC freed on a background thread, after process.memoryUsage() saw them.
  */
-export function residentBreakdown(pid) {
-  let text;
+export function residentBytes(pid) {
   try {
-    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+    const rss = /^Rss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    return rss === undefined ? undefined : Number(rss) * 1024;
   } catch {
     return undefined;
   }
-  const maps = [];
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (m)
-      maps.push({ start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`), perms: m[3], name: m[4], rss: 0 });
-    else if (line.startsWith('Rss:')) maps.at(-1).rss = Number(line.split(/\s+/)[1]) * 1024;
-  }
-  const out = { total: 0, mallocHeap: 0, threadArenas: 0, otherAnonymous: 0, files: 0 };
-  maps.forEach((map, i) => {
-    out.total += map.rss;
-    if (map.name === '[heap]') out.mallocHeap += map.rss;
-    else if (map.name.startsWith('/')) out.files += map.rss;
-    else if (map.name === '' && isArena(map, maps[i + 1])) out.threadArenas += map.rss;
-    else if (map.name === '') out.otherAnonymous += map.rss;
-  });
-  return out;
-}
-
-/** glibc reserves a thread's arena as 64 MiB at a 64 MiB boundary: the part in use, then the rest ---p. */
-function isArena(map, next) {
-  if (map.start % ARENA !== 0n || !map.perms.startsWith('rw')) return false;
-  if (map.end - map.start === ARENA) return true;
-  return (
-    next?.start === map.end &&
-    next.name === '' &&
-    next.perms.startsWith('---') &&
-    next.end === map.start + ARENA
-  );
 }
 
 /** What the figures were measured on; they mean little without it. */

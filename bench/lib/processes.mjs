@@ -2,6 +2,7 @@
 // server under test never shares a process or a core with the load generator. Every
 // child is killed when the runner exits, whatever the reason (end, error, ctrl-C).
 import { execFileSync, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { availableParallelism } from 'node:os';
@@ -53,33 +54,29 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
   const { child, stop } = startProcess(process.execPath, [...nodeArgs, TARGETS + script, ...args]);
   let stderr = '';
   child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
-
-  const messages = [];
-  const waiting = [];
+  const messages = new EventEmitter(); // the target's JSON lines
   createInterface({ input: child.stdout }).on('line', (line) => {
-    let msg;
     try {
-      msg = JSON.parse(line);
+      messages.emit('message', JSON.parse(line));
     } catch {
-      return; // a stray log line
+      // a stray log line
     }
-    const w = waiting.findIndex((x) => x.match(msg));
-    if (w >= 0) waiting.splice(w, 1)[0].resolve(msg);
-    else messages.push(msg);
   });
+  /** The next message that `match`es, from now on; rejects when the target exits or is silent for `ms`. */
   const next = (match, ms = timeoutMs) =>
     new Promise((resolve, reject) => {
-      const i = messages.findIndex(match);
-      if (i >= 0) return resolve(messages.splice(i, 1)[0]);
-      const timer = setTimeout(() => reject(new Error(`${script}: no answer in ${ms} ms\n${stderr}`)), ms);
-      const onExit = (code) => {
-        if (!waiting.includes(entry)) return;
+      const done = (err, msg) => {
         clearTimeout(timer);
-        reject(new Error(`${script} exited (${code}) ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+        messages.off('message', onMessage);
+        child.off('exit', onExit); // a target asked for its memory often would pile them up
+        if (err) reject(err);
+        else resolve(msg);
       };
-      // Answered: the exit listener goes too (a target asked for its memory often would pile them up).
-      const entry = { match, resolve: (m) => (clearTimeout(timer), child.off('exit', onExit), resolve(m)) };
-      waiting.push(entry);
+      const onMessage = (msg) => match(msg) && done(undefined, msg);
+      const onExit = (code) =>
+        done(new Error(`${script} exited (${code}) ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      const timer = setTimeout(() => done(new Error(`${script}: no answer in ${ms} ms\n${stderr}`)), ms);
+      messages.on('message', onMessage);
       child.once('exit', onExit);
     });
 
@@ -98,8 +95,9 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
     stop,
     /** Asks for a collected heap (SIGUSR2) and resolves with `{ rss, heapUsed, ... }`. */
     memory: async () => {
+      const reply = next((m) => m.memory, 10_000);
       child.kill('SIGUSR2');
-      return (await next((m) => m.memory, 10_000)).memory;
+      return (await reply).memory;
     },
   };
 }

@@ -53,15 +53,18 @@ export function summariseProfile(profile, top = 25) {
     owners.set(o, (owners.get(o) ?? 0) + us);
     totalUs += us;
   }
-  const pct = (us) => Math.round((us / totalUs) * 1000) / 10;
-  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
+  const share = ([name, us]) => [
+    name,
+    { selfMs: Math.round(us / 1000), pct: Math.round((us / totalUs) * 1000) / 10 },
+  ];
+  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]).map(share);
   return {
     totalMs: Math.round(totalUs / 1000),
     idleMs: Math.round(idleUs / 1000),
     topFrames: sorted(frames)
       .slice(0, top)
-      .map(([frame, us]) => ({ frame, selfMs: Math.round(us / 1000), pct: pct(us) })),
-    byOwner: sorted(owners).map(([owner, us]) => ({ owner, selfMs: Math.round(us / 1000), pct: pct(us) })),
+      .map(([frame, s]) => ({ frame, ...s })),
+    byOwner: sorted(owners).map(([owner, s]) => ({ owner, ...s })),
   };
 }
 
@@ -84,14 +87,9 @@ async function profileCase(c, cases, settings, dir, log) {
   if (row.absent || !row.rounds) throw new Error(`${c.id}: ${row.absent ?? row.error}`);
   const file = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${caseDir}`);
+  const { id, what } = c;
   const summary = summariseProfile(JSON.parse(readFileSync(join(caseDir, file), 'utf8')));
-  return {
-    id: c.id,
-    what: c.what,
-    file: join(caseDir, file),
-    reqPerSecWhileProfiling: row.reqPerSec,
-    ...summary,
-  };
+  return { id, what, file: join(caseDir, file), reqPerSecWhileProfiling: row.reqPerSec, ...summary };
 }
 
 /** Profiles each of our rows whose id matches `pattern`; each result has its `text`. */
@@ -114,10 +112,7 @@ export function profileText(p) {
     `${p.id}: ${p.what}`,
     `top self-time frames (${p.totalMs} ms busy + ${p.idleMs} ms idle sampled, ${Math.round(p.reqPerSecWhileProfiling)} req/s while profiling):`,
   ];
-  for (const f of p.topFrames)
-    lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.selfMs).padStart(6)} ms  ${f.frame}`);
-  lines.push('self time by owner:');
-  for (const o of p.byOwner)
-    lines.push(`  ${String(o.pct).padStart(5)}%  ${String(o.selfMs).padStart(6)} ms  ${o.owner}`);
-  return lines.join('\n');
+  const line = (x, name) => `  ${String(x.pct).padStart(5)}%  ${String(x.selfMs).padStart(6)} ms  ${name}`;
+  lines.push(...p.topFrames.map((f) => line(f, f.frame)), 'self time by owner:');
+  return [...lines, ...p.byOwner.map((o) => line(o, o.owner))].join('\n');
 }

@@ -1,25 +1,15 @@
-// The tables printed at the end (and kept in the JSON as Markdown): one row per case
-// with medians over its rounds, then the goals.
-const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
-const fmt1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
-const fmtMb = (kb) => (Number.isFinite(kb) ? (kb / 1024).toFixed(0) : '-');
-const fmtRatio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
-const pct = (x) => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : '-');
+// The tables printed at the end: one row per case with medians over its rounds, then the goals.
+const fmt = (f) => (n) => (Number.isFinite(n) ? f(n) : '-');
+const fmtInt = fmt((n) => Math.round(n).toLocaleString('en-US'));
+const fmt1 = fmt((n) => n.toFixed(1));
+const fmtMs = fmt((n) => n.toFixed(2));
+const fmtMb = fmt((kb) => (kb / 1024).toFixed(0));
+const fmtRatio = fmt((x) => `${x.toFixed(2)}x`);
+const pct = fmt((x) => `${Math.round(x * 100)}%`);
 
 const HEAD = [
-  'id',
-  'case',
-  'req/s',
-  'min-max',
-  'p50 ms',
-  'p99 ms',
-  'CPU µs/req',
-  'upstream µs/req',
-  'RSS MB',
-  'vs baseline, same rounds (req/s; p99)',
-  'others',
-  'notes',
+  ...['id', 'case', 'req/s', 'min-max', 'p50 ms', 'p99 ms', 'CPU µs/req', 'upstream µs/req', 'RSS MB'],
+  ...['vs baseline, same rounds (req/s; p99)', 'others', 'notes'],
 ];
 const NUMERIC = new Set([2, 3, 4, 5, 6, 7, 8, 10]);
 
@@ -27,8 +17,9 @@ const NUMERIC = new Set([2, 3, 4, 5, 6, 7, 8, 10]);
 const finding = (n) => !/^(logging on|production settings|lean settings|sampled settings|statuses: )/.test(n);
 
 function cells(row) {
-  if (row.absent) return [row.id, row.what, 'absent', '', '', '', '', '', '', '', '', row.absent];
-  if (!row.rounds) return [row.id, row.what, 'error', '', '', '', '', '', '', '', '', row.error ?? ''];
+  const empty = (what, why) => [row.id, row.what, what, ...Array(8).fill(''), why];
+  if (row.absent) return empty('absent', row.absent);
+  if (!row.rounds) return empty('error', row.error ?? '');
   const runs = row.reqPerSecRounds.filter((x) => x !== null);
   // p99 is a goal against the Rust router only; elsewhere it would crowd the column.
   const p99 = (v) => (v.id.startsWith('r.') && v.p99Ratio ? ` (p99 ${fmtRatio(v.p99Ratio)})` : '');
@@ -50,17 +41,6 @@ function cells(row) {
     pct(row.othersCpuShareMax),
     notes.join('; '),
   ];
-}
-
-export function markdownTable(rows) {
-  const head = ['group', ...HEAD];
-  const lines = [
-    `| ${head.join(' | ')} |`,
-    `| ${head.map((_, i) => (NUMERIC.has(i - 1) ? '---:' : '---')).join(' | ')} |`,
-  ];
-  for (const r of rows)
-    lines.push(`| ${[r.group, ...cells(r)].map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
-  return lines.join('\n');
 }
 
 /** Plain text for the terminal: one block per group, columns padded. */
@@ -97,19 +77,14 @@ const optionTarget = (o) => `(default's goal ${goalTarget(o.defaultGoal)})`;
 const optionResult = (o) => (o.ratio === null ? `n/a (${o.reason})` : 'informational');
 
 /** The goals, the soak's line and the option lines as cells: goal, figure, target, result. */
-const goalCells = (goals, optionLines, soak) => [
+const goalCells = (goals, optionLines) => [
   ...goals.map((g) => [g.name, goalFigure(g), goalTarget(g), goalResult(g)]),
-  ['soak: no RSS growth over 1M mixed calls', '', '', soak],
+  ['soak: no RSS growth over 1M mixed calls', '', '', 'run npm run bench -- --soak'],
   ...optionLines.map((o) => [o.name, fmtRatio(o.ratio), optionTarget(o), optionResult(o)]),
 ];
 
-export function markdownGoals(goals, optionLines = []) {
-  const rows = goalCells(goals, optionLines, '`npm run bench -- --soak`').map((r) => `| ${r.join(' | ')} |`);
-  return ['| goal | ratio | target | result |', '| --- | ---: | ---: | --- |', ...rows].join('\n');
-}
-
 export function textGoals(goals, optionLines = []) {
-  const rows = goalCells(goals, optionLines, 'run npm run bench -- --soak');
+  const rows = goalCells(goals, optionLines);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   return [
     'goals (ratio, or ms added: the median over rounds of the paired ratio or difference):',
@@ -128,10 +103,8 @@ export function contentionSummary(rows, judged = new Set(rows)) {
   const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
   const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
   // Rows of a group share their rounds: a round measured again counts once.
-  const remeasured = [...new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()].reduce(
-    (n, k) => n + k,
-    0,
-  );
+  let remeasured = 0;
+  for (const k of new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()) remeasured += k;
   const again = remeasured
     ? `; ${remeasured} round(s) measured again after contention (--retry-contended)`
     : '';
@@ -168,38 +141,21 @@ export function addedLines(rows) {
 // Issue 10's "calls over the socket vs over HTTP": each ws.* row against the HTTP row it
 // shares a server and rounds with (its `vs`), as ratios of calls/s and of server CPU per
 // call. Both clients run in the bench process (autocannon, `ws`): the CPU ratio is the one
-// that does not depend on which client is cheaper.
-
-/** `[{ id, what, httpId, ratio, cpuRatio, cpuUs, httpCpuUs }]` of the socket rows that ran. */
-export function socketComparison(rows) {
-  return rows
-    .filter((r) => r.id.startsWith('ws.') && r.rounds > 0)
-    .map((r) => {
-      const pair = r.vs?.[0];
-      const http = rows.find((x) => x.id === pair?.id && x.group === r.group);
-      return {
-        id: r.id,
-        what: r.what,
-        httpId: pair?.id,
-        ratio: pair?.ratio,
-        cpuRatio: pair?.cpuRatio,
-        cpuUs: r.cpuUsPerRequest,
-        httpCpuUs: http?.cpuUsPerRequest,
-      };
-    });
-}
-
-/** The lines printed under the table (empty when no socket row ran). */
-export function socketLines(comparison) {
-  if (comparison.length === 0) return '';
-  const width = Math.max(...comparison.map((c) => c.id.length));
+// that does not depend on which client is cheaper. Empty when no socket row ran.
+export function socketLines(rows) {
+  const sockets = rows.filter((r) => r.id.startsWith('ws.') && r.vs?.length);
+  if (sockets.length === 0) return '';
+  const width = Math.max(...sockets.map((r) => r.id.length));
+  const line = (r, [v] = r.vs) => {
+    const http = rows.find((x) => x.id === v.id && x.group === r.group);
+    return (
+      `  ${r.id.padEnd(width)}  calls/s ${fmtRatio(v.ratio)} ${v.id}; server CPU µs/call ` +
+      `${fmt1(r.cpuUsPerRequest)} vs ${fmt1(http?.cpuUsPerRequest)} (${fmtRatio(v.cpuRatio)})`
+    );
+  };
   return [
     'WebSocket vs HTTP (issue 10): the same call to the same server (production settings) in the same rounds, ' +
       'one call in flight per socket / keep-alive connection:',
-    ...comparison.map(
-      (c) =>
-        `  ${c.id.padEnd(width)}  calls/s ${fmtRatio(c.ratio)} ${c.httpId}; server CPU µs/call ` +
-        `${fmt1(c.cpuUs)} vs ${fmt1(c.httpCpuUs)} (${fmtRatio(c.cpuRatio)})`,
-    ),
+    ...sockets.map((r) => line(r)),
   ].join('\n');
 }

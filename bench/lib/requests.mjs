@@ -6,6 +6,9 @@ export const call = (method, params, id = 1) =>
     params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
   );
 
+/** A row's one request: `body` POSTed to `path`. */
+export const post = (body, path = '/') => [{ path, body }];
+
 export const getRoutes = () => call('getRoutes');
 export const getSignatureStatuses = (signatures) => call('getSignatureStatuses', [signatures]);
 
@@ -13,12 +16,9 @@ export const getSignatureStatuses = (signatures) => call('getSignatureStatuses',
 export const cycle = (known, n) => Array.from({ length: n }, (_, i) => known[i % known.length]);
 
 /**
- * A pool of request bodies asking for signatures nobody asked before in this run, so
- * every call of an "upstream" row really needs the upstream (no cache can answer it and
- * no in-flight lookup of another call has it). `count` bodies of `perBody` signatures.
- * Each is random in every digit, as real signatures are: a stem with a counter in its last
- * four digits made the old textKey collide (one key per seven signatures), and the tables
- * keyed by it did less work than real traffic makes them do.
+ * `count` bodies of `perBody` signatures nobody asked before in this run, so every call of an
+ * "upstream" row really needs the upstream. Random in every digit, as real signatures are: a
+ * counter in the last digits made tables keyed by a signature's text do less work than real traffic.
  */
 export function freshSignatureBodies(count, perBody) {
   return Array.from({ length: count }, () => getSignatureStatuses(randomSignatureTexts(perBody)));
@@ -27,9 +27,8 @@ export function freshSignatureBodies(count, perBody) {
 const ALPHABET = Buffer.from('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz');
 
 /**
- * `n` texts of 88 random base58 digits whose first is 2-5: 1 to 4 times 58^87 (about
- * 2^509.6), so each decodes to exactly 64 bytes, no leading zero. Drawn as digits, not
- * encoded from random bytes: bs58.encode took 5.6 s for bench:dispatch's 512,000, this 0.3.
+ * `n` texts of 88 random base58 digits whose first is 2-5, so each decodes to exactly 64 bytes.
+ * Drawn as digits: bs58.encode of random bytes took 5.6 s for bench:dispatch's 512,000, this 0.3.
  */
 export function randomSignatureTexts(n) {
   const digits = randomBytes(88 * n);

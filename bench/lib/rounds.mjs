@@ -1,11 +1,8 @@
-// The measured rounds of one group, its rows in turn in each (A B C, A B C, ...), for
-// group.mjs and group-redis.mjs alike. A round in which any row noted CPU contention
+// The measured rounds of one group, its rows in turn in each (A B C, A B C, ...). A round in which any row noted CPU contention
 // (another process, the hypervisor's steal) is measured again, all of its rows, up to
 // `settings.retryContended` times: the rows of a round stay back to back, which is what
 // the paired ratios rest on, and a baseline can be measured on a host whose neighbours
 // steal a CPU now and then. Each round measured again is reported, with what it saw.
-import { waitForQuiet } from './contention.mjs';
-
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 /**
@@ -20,7 +17,6 @@ export async function measureRounds(members, settings, log, measure) {
   const retries = settings.retryContended ?? 0;
   for (let round = 0; round < settings.rounds; round++) {
     for (let attempt = 0; ; attempt++) {
-      if (settings.quietWait > 0) await waitForQuiet(settings.quietWait * 1000);
       const seen = [];
       for (const c of members) {
         if (errors.has(c.id)) continue;

@@ -4,15 +4,13 @@
 // some (the server's poll notifies them), unsubscribe the rest, close, reopen.
 // RSS after a collected heap at 10%, 40%, 70% and 100% of the calls. A leak grows with the
 // calls; warm-up (V8's old space and the allocator reaching their working size) levels off.
-// The verdict is the growth from the 40% reading to the end: more than 10% is a leak. (Judged
-// from 10%, a 1M soak flagged +12% while a 3M soak ended at the same RSS: 165 and 163 MB.)
-// It leaves out V8's young generation, which is bounded and grows to its size under load: on
-// Node 24 it went 32 -> 64 -> 128 MB within 64k calls (RSS +66 MB, then flat to 160k calls);
-// with --max-semi-space-size=16 the same 40k soak read +1.7%. Node 20 keeps it at 32 MB.
+// The verdict is the growth from the 40% reading to the end: more than 10% is a leak (judged
+// from 10%, a 1M soak flagged +12% while a 3M soak ended at the same RSS). It leaves out V8's
+// young generation, which is bounded and grows to its size under load (Node 24: to 128 MB).
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureLoad } from './load.mjs';
-import { mb, residentBreakdown } from './proc.mjs';
+import { mb, residentBytes } from './proc.mjs';
 import { rpcCall } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import {
@@ -23,14 +21,11 @@ import {
   randomSignatureTexts,
 } from './requests.mjs';
 import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
+import { referenceServer } from './subscriptions.mjs';
 
 export const LEAK_THRESHOLD = 0.1;
 
-/**
- * How long after the target's reading its resident memory is read again. V8 unmaps the pages a
- * GC freed on a background thread after process.memoryUsage() counted them: RSS read at the GC
- * swung by up to 50 MB between readings of the same process, the settled figure does not.
- */
+/** RSS read at the GC swung by up to 50 MB between readings: read the settled figure (proc.mjs) a second later. */
 const SETTLE_MS = 1000;
 
 /** Shares of the calls after which RSS is read; the verdict runs from the second to the last. */
@@ -79,16 +74,8 @@ async function cycle(target, helperUrl, counts) {
   }
 }
 
-/**
- * Starts subscription churn next to the HTTP load against `target` (with `helper`, its
- * upstream stand-in); resolves with `{ active, reason, stop() }`; stop() resolves with the counts.
- */
-async function startSubscriptions(target, helper, log) {
-  try {
-    await (await openSubscriber(target.url)).close();
-  } catch (err) {
-    return { active: false, reason: `no WebSocket on the target: ${err.message}`, stop: async () => ({}) };
-  }
+/** Starts subscription churn beside the HTTP load on `target` (`helper`: its stand-in); `stop()` gives the counts. */
+function startSubscriptions(target, helper, log) {
   const counts = { sockets: 0, subscriptions: 0, notifications: 0, unsubscribed: 0, missed: 0, errors: 0 };
   let running = true;
   const client = async () => {
@@ -105,7 +92,6 @@ async function startSubscriptions(target, helper, log) {
   const clients = Array.from({ length: CLIENTS }, client);
   log(`  WebSocket subscriptions: ${CLIENTS} clients churning ${PER_SOCKET} signatureSubscribe per socket`);
   return {
-    active: true,
     stop: async () => {
       running = false;
       await Promise.all(clients);
@@ -118,9 +104,7 @@ async function startSubscriptions(target, helper, log) {
 async function startSoakTarget() {
   const sigs = benchSignatures(256);
   const helper = await startTarget('upstream-standin.mjs');
-  const args = ['--settings', 'production', '--statuses', 'soak', '--upstream', helper.url];
-  const target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
-  if (target.absent) throw new Error(`reference server absent: ${target.absent}`);
+  const target = await referenceServer(helper.url, ['--statuses', 'soak']);
   await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
   const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
   return { helper, target, server, requests: mixedRequests(sigs) };
@@ -134,11 +118,10 @@ export async function soak(settings, log) {
     log(
       `soak: ${total.toLocaleString('en-US')} mixed requests, ${settings.connections} connections, against ${server}`,
     );
-    const subscriptions = await startSubscriptions(target, helper, log);
-    if (!subscriptions.active) log(`  WebSocket subscriptions: none (${subscriptions.reason})`);
+    const churn = startSubscriptions(target, helper, log);
     const { readings, runs } = await loadAndRead(target, requests, settings, log);
-    const subscribed = await subscriptions.stop();
-    if (subscriptions.active) log(`  subscription churn: ${JSON.stringify(subscribed)}`);
+    const subscriptions = await churn.stop();
+    log(`  subscription churn: ${JSON.stringify(subscriptions)}`);
     const failures = runs.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
     return {
       server,
@@ -147,7 +130,7 @@ export async function soak(settings, log) {
       memory: { start, readings },
       ...verdict(readings, total, failures, log),
       failures,
-      subscriptions: subscriptions.active ? subscribed : subscriptions.reason,
+      subscriptions,
       reqPerSec: runs.reduce((n, r) => n + r.totalRequests, 0) / runs.reduce((t, r) => t + r.seconds, 0),
       gcExposed: readings[readings.length - 1].gc,
     };
@@ -170,7 +153,7 @@ async function loadAndRead(target, requests, settings, log) {
     // Read while the churn still runs, every time: like is compared with like.
     const memory = await target.memory();
     await sleep(SETTLE_MS);
-    const settled = residentBreakdown(target.child.pid)?.total;
+    const settled = residentBytes(target.child.pid);
     const rss = settled ?? memory.rss;
     const young = memory.spaces?.new_space?.size ?? 0;
     const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss, judged: rss - young, young };

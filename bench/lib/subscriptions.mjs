@@ -13,7 +13,7 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { VALIDATOR_URL } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { randomSignatureTexts } from './requests.mjs';
-import { residentBreakdown } from './proc.mjs';
+import { residentBytes } from './proc.mjs';
 import { openSubscriber, tellStandIn, waitUntil } from './subscribers.mjs';
 
 // 1000 is the default maxSubscriptionsPerConnection: 10 sockets reach 10,000.
@@ -30,8 +30,8 @@ async function settledMemory(target, readings = 3) {
     if (!best || m.heapUsed < best.heapUsed) best = m;
     await sleep(150);
   }
-  await sleep(850); // then the settled resident memory (proc.mjs residentBreakdown)
-  return { ...best, resident: residentBreakdown(target.child.pid)?.total ?? NaN };
+  await sleep(850); // then the settled resident memory (proc.mjs residentBytes)
+  return { ...best, resident: residentBytes(target.child.pid) ?? NaN };
 }
 
 /**
@@ -99,7 +99,7 @@ async function requestsPerRound(metricsUrl, helperUrl, rounds = 5) {
 }
 
 /** The reference server (production settings, --expose-gc) in front of `upstream`; throws when absent. */
-async function server(upstream, extra = []) {
+export async function referenceServer(upstream, extra = []) {
   const args = ['--settings', 'production', '--statuses', 'memory', '--upstream', upstream, ...extra];
   const target = await startTarget('server.mjs', args, { nodeArgs: ['--expose-gc'] });
   if (target.absent) throw new Error(`reference server absent: ${target.absent}`);
@@ -113,7 +113,7 @@ export async function measureSubscriptions(log) {
   let target;
   let stage = 'start';
   try {
-    target = await server(helper.url);
+    target = await referenceServer(helper.url);
     const n = SOCKETS * PER_SOCKET;
     const signatures = randomSignatureTexts(n);
     await tellStandIn(helper.url, 'pending', signatures);
@@ -173,16 +173,15 @@ async function countingProxy(target) {
       counts.acks += text.match(/"result":\d/g)?.length ?? 0;
       tail = text.slice(-12).replace(/"result":\d.*$/, ''); // a match split between chunks
     });
-    for (const s of [client, upstream]) {
+    for (const [s, other] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
       sockets.add(s);
-      s.on('error', () => s.destroy()).on('close', () => sockets.delete(s));
+      s.on('error', () => s.destroy()).on('close', () => (sockets.delete(s), other.destroy()));
     }
+    client.once('close', () => (counts.live -= 1));
     client.pipe(upstream).pipe(client);
-    client.on('close', () => {
-      counts.live -= 1;
-      upstream.destroy();
-    });
-    upstream.on('close', () => client.destroy());
   });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
@@ -209,7 +208,7 @@ export async function measureRelay(log, { sockets = 500, perSocket = 20 } = {}) 
   let target;
   let stage = 'start';
   try {
-    target = await server(VALIDATOR_URL, ['--upstream-ws', proxy.url]);
+    target = await referenceServer(VALIDATOR_URL, ['--upstream-ws', proxy.url]);
     await until(() => proxy.counts.live > 0, 'the upstream socket');
     stage = 'memory per relayed subscription';
     const { subscribers, memory } = await idleSubscriptionMemory(target, randomSignatureTexts(n), {

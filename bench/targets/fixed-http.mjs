@@ -12,6 +12,7 @@ import { absent, serve, targetArgs } from './lib/serve.mjs';
 import { TRIVIAL_RESPONSE } from './lib/trivial.mjs';
 
 const args = targetArgs();
+const JSON_TYPE = 'application/json; charset=utf-8';
 const text = args.body ?? TRIVIAL_RESPONSE;
 const body = Buffer.from(text);
 const spinMs = Number(args['spin-us'] ?? 0) / 1000;
@@ -36,22 +37,13 @@ const answer =
   args.headers === 'server'
     ? (res) => {
         const reply = before + after;
-        res.writeHead(200, [
-          ...security,
-          'x-request-id',
-          randomUUID(),
-          'content-type',
-          'application/json; charset=utf-8',
-          'content-length',
-          String(Buffer.byteLength(reply)),
-        ]);
+        const length = String(Buffer.byteLength(reply));
+        const head = ['x-request-id', randomUUID(), 'content-type', JSON_TYPE, 'content-length', length];
+        res.writeHead(200, [...security, ...head]);
         res.end(reply);
       }
     : (res) => {
-        res.writeHead(200, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': body.length,
-        });
+        res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': body.length });
         res.end(body);
       };
 

@@ -20,11 +20,15 @@
 //   --delegation URL      - the delegation router, with this base chain (validator A).
 //   --delegation-ws URL   - that base chain's websocket (else port + 1), where accountSubscribe is relayed.
 // The log file's size and /metrics are what the runner reads to prove the settings were on.
+import { createLogger } from '@rollup-router/core';
+import { loadConfig, logDestination, startServer } from '@rollup-router/server';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveReferenceServer } from './lib/reference-server.mjs';
-import { absent, targetArgs } from './lib/serve.mjs';
+import { benchRoutes } from './lib/fixtures.mjs';
+import { absent, report, targetArgs, untilStopped } from './lib/serve.mjs';
 
 const args = targetArgs();
 const { settings = 'production', statuses = 'memory', upstream, delegation, redis } = args;
@@ -50,30 +54,56 @@ async function otlpSink() {
   const [{ port }] = await once(sink, 'message');
   return `http://127.0.0.1:${port}/v1/traces`;
 }
-const tracing =
-  settings === 'traced' ? { enabled: true, endpoint: await otlpSink(), samplingRatio: 1 } : undefined;
 
-await serveReferenceServer(
-  (dir) => ({
-    ...SETTINGS,
-    statuses: {
-      memory: CHAIN.memory,
-      store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
-      upstreams: upstream ? [{ url: upstream, wsUrl: wsUrl === 'off' ? false : wsUrl }] : [],
-    },
-    ...(delegation && {
-      delegation: {
-        baseChain: { url: delegation, ...(args['delegation-ws'] && { wsUrl: args['delegation-ws'] }) },
-      },
-    }),
-    ...(redis && { redis: { url: redis } }),
-    ...(args['rate-limit'] === 'on' && { rateLimit: { points: 1_000_000_000, durationSeconds: 1 } }),
-    ...(tracing && { tracing }),
-  }),
-  {
-    name: `reference server, ${settings} settings, statuses ${statuses}${redis ? ', shared Redis' : ''}`,
-    notes: [`${settings} settings`, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
-    ...(SETTINGS.logLevel === 'silent' ? { logFile: undefined } : {}),
-    metricsPath: SETTINGS.metrics.enabled ? '/metrics' : undefined,
+const dir = mkdtempSync(join(tmpdir(), 'rollup-router-bench-'));
+const logFile = join(dir, 'calls.log');
+const config = {
+  host: '127.0.0.1',
+  port: 0,
+  routes: { routes: benchRoutes(10) },
+  ...SETTINGS,
+  statuses: {
+    memory: CHAIN.memory,
+    store: CHAIN.store && { path: join(dir, 'statuses.sqlite') },
+    upstreams: upstream ? [{ url: upstream, wsUrl: wsUrl === 'off' ? false : wsUrl }] : [],
   },
-);
+  ...(delegation && {
+    delegation: {
+      baseChain: { url: delegation, ...(args['delegation-ws'] && { wsUrl: args['delegation-ws'] }) },
+    },
+  }),
+  ...(redis && { redis: { url: redis } }),
+  ...(args['rate-limit'] === 'on' && { rateLimit: { points: 1_000_000_000, durationSeconds: 1 } }),
+  ...(settings === 'traced' && { tracing: { enabled: true, endpoint: await otlpSink(), samplingRatio: 1 } }),
+};
+writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+
+let running;
+try {
+  // Configured from a file as an operator's would be; the call log goes to a file as the CLI's
+  // goes to stdout (stdout here is the runner's control channel).
+  const { config: loaded } = await loadConfig({ file: join(dir, 'config.json') });
+  const logger = createLogger({
+    level: loaded.logLevel,
+    destination: logDestination(logFile, loaded.logFlushMs),
+  });
+  running = await startServer(loaded, { logger });
+} catch (err) {
+  rmSync(dir, { recursive: true, force: true });
+  absent(`could not start the reference server: ${err.message}`);
+}
+// The handlers first: the runner may signal (SIGUSR2: memory) as soon as it reads the ready
+// line, and a signal with no handler yet would kill the target.
+untilStopped(async () => {
+  await running.shutdown(1000);
+  rmSync(dir, { recursive: true, force: true });
+});
+report({
+  ready: true,
+  port: running.port,
+  pid: process.pid,
+  name: `reference server, ${settings} settings, statuses ${statuses}${redis ? ', shared Redis' : ''}`,
+  notes: [`${settings} settings`, `statuses: ${statuses}${upstream ? ` via ${upstream}` : ''}`],
+  logFile: SETTINGS.logLevel === 'silent' ? undefined : logFile,
+  metricsPath: SETTINGS.metrics.enabled ? '/metrics' : undefined,
+});

@@ -2,8 +2,7 @@
 // port, print one JSON line with the port, and leave cleanly on SIGTERM/SIGINT so that
 // `node --cpu-prof` gets to write its profile.
 import { once } from 'node:events';
-import { renameSync } from 'node:fs';
-import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { mallocHeapBytes } from '../../../test/support/malloc-heap.mjs';
 
 /** Prints `{"ready":true,"port":N,...}` once `server` listens on 127.0.0.1. */
@@ -37,7 +36,6 @@ export function untilStopped(close) {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  let snapshots = 0;
   process.on('SIGUSR2', () => {
     globalThis.gc?.();
     const m = process.memoryUsage();
@@ -59,12 +57,6 @@ export function untilStopped(close) {
         gc: Boolean(globalThis.gc),
       },
     });
-    // rss-unknown.mjs --snapshots: a heap snapshot after each reading, numbered in order.
-    const dir = process.env.BENCH_HEAP_SNAPSHOTS;
-    if (dir) {
-      const file = `${dir}/${String(++snapshots).padStart(3, '0')}.heapsnapshot`;
-      renameSync(writeHeapSnapshot(`${file}.partial`), file); // the runner waits for this name
-    }
   });
   process.stdin.on('end', stop).on('error', stop).resume();
 }
