@@ -149,7 +149,8 @@ function delegationOf(
 
 /**
  * The base chain the delegation router uses: its own section's, or else routes.chain's, its
- * one URL or its providers with their tuning (one list serves both).
+ * one URL or its providers with their tuning (one list serves both): the keys of
+ * schemas/chain-cluster.schema.json, which both sections share, and the commitment.
  */
 function baseChainOf(config: ServerConfig) {
   const chain = config.routes.chain;
