@@ -48,7 +48,6 @@ export class UpstreamDirectory {
   private readonly byUrl: ReadonlyMap<string, UpstreamTarget>;
   private readonly affinity: AffinityStore;
   private readonly timeoutMs: number;
-
   private readonly extraUpstreams: SignatureStatusesHooks['extraUpstreams'];
 
   constructor(
