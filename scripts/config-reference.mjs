@@ -11,13 +11,20 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PAGE = path.join(root, 'docs/configuration-reference.md');
 
-/** One schema with its allOf branches folded in, so that a key's properties are in one place. */
+/**
+ * One schema with its allOf branches folded in, so that a key's properties are in one place:
+ * the branches' first (a shared schema the key builds on, such as chain-cluster), then its own.
+ */
 function folded(schema) {
   if (!schema || typeof schema !== 'object') return schema;
   if (!Array.isArray(schema.allOf)) return schema;
-  const out = { ...schema, properties: { ...schema.properties } };
+  const parts = schema.allOf.map(folded);
+  const first = Object.fromEntries(
+    parts.flatMap((p) => Object.keys(p.properties ?? {})).map((n) => [n, undefined]),
+  );
+  const out = { ...schema, properties: { ...first, ...schema.properties } };
   delete out.allOf;
-  for (const part of schema.allOf.map(folded)) {
+  for (const part of parts) {
     for (const [key, value] of Object.entries(part)) {
       if (key === 'properties') {
         for (const [name, sub] of Object.entries(value)) {

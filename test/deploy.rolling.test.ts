@@ -2,9 +2,10 @@
 // haproxy.cfg in front of two reference servers on the shipped router config, validator A as
 // the base chain (and its registry naming validator B). web3.js and ConnectionMagicRouter
 // confirm through the load balancer, which publishes the WebSocket on the port + 1 where
-// web3.js looks for it; a rolling stop under load loses no call, and a subscription outlives
-// the router it was on.
-import { writeFileSync } from 'node:fs';
+// web3.js looks for it; a rolling stop under load loses no call (plain JSON-RPC posts and
+// kit's createSolanaRpc alike), and a subscription outlives the router it was on: web3.js's by itself, kit's by the app
+// subscribing again (test/support/kit-account-follower.ts, the code docs/deploy.md gives).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import {
   Connection,
@@ -15,6 +16,8 @@ import {
   sendAndConfirmTransaction,
 } from '@solana/web3.js';
 import { ConnectionMagicRouter } from '@magicblock-labs/ephemeral-rollups-sdk';
+import { address, createSolanaRpc, createSolanaRpcSubscriptions } from '@solana/kit';
+import { followAccount } from '@rollup-router/test-support/kit-account-follower';
 import { fundedKeypair } from '@rollup-router/test-support/tapped-validator';
 import { closeWeb3Socket } from '@rollup-router/test-support/web3-socket';
 import { CHAIN_URL, untilRouted, validatorBIdentity } from '@rollup-router/test-support/mdp';
@@ -30,6 +33,38 @@ const chainA = new Connection(CHAIN_URL, 'confirmed');
 const transfer = (from: Keypair, to: PublicKey, lamports: number): Transaction =>
   new Transaction().add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }));
 
+/** One call of a lane: undefined when it was answered as it should be, else what came back instead. */
+type LaneCall = (lane: number, id: number) => Promise<string | undefined>;
+
+/** getRoutes over fetch: a JSON-RPC result with the id sent, on HTTP 200. */
+const routesCall =
+  (url: string): LaneCall =>
+  async (lane, id) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: `${lane}-${id}`, method: 'getRoutes' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    const reply = JSON.parse(text) as { id?: string; result?: unknown };
+    return res.status === 200 && reply.id === `${lane}-${id}` && Array.isArray(reply.result)
+      ? undefined
+      : `${res.status} ${text}`;
+  };
+
+/** kit's getSlot (the base chain's, through the delegation router): kit throws on anything but a result. */
+const kitSlotCall = (url: string): LaneCall => {
+  const rpc = createSolanaRpc(url);
+  return async () => {
+    const slot = await rpc
+      .getSlot({ commitment: 'confirmed' })
+      .send({ abortSignal: AbortSignal.timeout(60_000) });
+    return typeof slot === 'bigint' ? undefined : `not a slot: ${String(slot)}`;
+  };
+};
+
 /**
  * Clients calling through the balancer without pause, each lane one call after another on
  * its own keep-alive connections; every answer is counted, and every one that is not a
@@ -41,25 +76,16 @@ class SteadyLoad {
   private running = true;
   private readonly lanes: Promise<void>[];
 
-  constructor(url: string, lanes: number) {
-    this.lanes = Array.from({ length: lanes }, (_, lane) => this.lane(url, lane));
+  constructor(calls: readonly LaneCall[]) {
+    this.lanes = calls.map((call, lane) => this.lane(call, lane));
   }
 
-  private async lane(url: string, lane: number): Promise<void> {
+  private async lane(call: LaneCall, lane: number): Promise<void> {
     for (let id = 0; this.running; id++) {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: `${lane}-${id}`, method: 'getRoutes' });
       try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-          signal: AbortSignal.timeout(60_000),
-        });
-        const text = await res.text();
-        const reply = JSON.parse(text) as { id?: string; result?: unknown };
-        if (res.status === 200 && reply.id === `${lane}-${id}` && Array.isArray(reply.result))
-          this.answered += 1;
-        else this.failures.push(`${res.status} ${text}`);
+        const failure = await call(lane, id);
+        if (failure === undefined) this.answered += 1;
+        else this.failures.push(failure);
       } catch (err) {
         this.failures.push(String(err));
       }
@@ -146,7 +172,7 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
     expect((await chainA.getSignatureStatus(signature)).value?.err).to.equal(null);
   });
 
-  it('a rolling stop under load (SIGTERM one router, start it again, then the other) loses no call, and a web3.js subscription lives on', async () => {
+  it("a rolling stop under load (SIGTERM one router, start it again, then the other) loses no call, and web3.js's and kit's subscriptions live on", async () => {
     const payer = await fundedKeypair(chainA, 2);
     const watched = Keypair.generate().publicKey;
     const seen: number[] = [];
@@ -154,26 +180,41 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
     const subscription = subscriber.onAccountChange(watched, (info) => seen.push(info.lamports), {
       commitment: 'confirmed',
     });
-    /** Transfers to the watched account on validator A itself until the router's socket notifies a change. */
+    // kit's subscription, kept by the app's code: what happened to it, in order.
+    const kitEvents: string[] = [];
+    const kitStop = new AbortController();
+    const kitFollowing = followAccount(
+      createSolanaRpcSubscriptions(balancer!.url.replace(/^http/, 'ws')),
+      address(watched.toBase58()),
+      () => kitEvents.push('notified'),
+      kitStop.signal,
+      (cause) => kitEvents.push(`closed ${(cause as { code?: unknown } | undefined)?.code}`),
+    );
+    const kitNotified = () => kitEvents.filter((e) => e === 'notified').length;
+    /** Transfers to the watched account on validator A itself until both subscriptions are notified of a change. */
     const notified = async (): Promise<void> => {
-      const before = seen.length;
+      const [before, kitBefore] = [seen.length, kitNotified()];
       await waitFor(
         async () => {
           await sendAndConfirmTransaction(chainA, transfer(payer, watched, 1_000_000), [payer], {
             commitment: 'confirmed',
           });
-          return waitFor(() => seen.length > before, 'a notification', { attempts: 50, stepMs: 100 }).catch(
-            () => false,
-          );
+          return waitFor(() => seen.length > before && kitNotified() > kitBefore, 'a notification', {
+            attempts: 50,
+            stepMs: 100,
+          }).catch(() => false);
         },
-        'an account notification through HAProxy',
+        'an account notification through HAProxy, to web3.js and kit',
         { attempts: 20, stepMs: 0 },
       );
     };
     // Subscribed: a change is notified through the balancer.
     await notified();
 
-    const load = new SteadyLoad(`${balancer!.url}/`, 4);
+    const load = new SteadyLoad([
+      ...Array.from({ length: 4 }, () => routesCall(`${balancer!.url}/`)),
+      ...Array.from({ length: 2 }, () => kitSlotCall(balancer!.url)),
+    ]);
     try {
       await load.until(100);
       for (const [stopped, staying] of [routers, [...routers].reverse()] as [StackRouter, StackRouter][]) {
@@ -184,7 +225,8 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
         });
         expect(await stopped.stop(), `${stopped.name}'s exit code`).to.equal(0);
         // The socket on a stopped router was closed with 1001: web3.js reconnected through
-        // HAProxy and subscribed again, so a change after the stop is notified.
+        // HAProxy and subscribed again, kit's app subscribed again, so a change after the stop
+        // is notified to both.
         await notified();
         const answered = load.answered;
         const stayingBefore = await staying.answered();
@@ -201,6 +243,8 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       await load.until(load.answered + 100);
     } finally {
       await load.stop();
+      kitStop.abort();
+      await kitFollowing;
       await subscriber.removeAccountChangeListener(subscription);
       await closeWeb3Socket(subscriber);
     }
@@ -209,5 +253,21 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       `${load.failures.length} of ${load.answered + load.failures.length} calls failed, the first: ${load.failures[0]}`,
     ).to.equal(0);
     expect(load.answered).to.be.greaterThan(400);
+    // Both routers were stopped, so kit's socket was on one that stopped: closed with 1001
+    // (going away), subscribed again, and notified of a transfer that landed after.
+    const firstClose = kitEvents.findIndex((e) => e.startsWith('closed'));
+    expect(firstClose, kitEvents.join(', ')).to.be.at.least(0);
+    expect(
+      kitEvents.filter((e) => e.startsWith('closed')),
+      kitEvents.join(', '),
+    ).to.satisfy((closes: string[]) => closes.every((e) => e === 'closed 1001'));
+    expect(kitEvents.slice(firstClose + 1), kitEvents.join(', ')).to.include('notified');
+  });
+
+  it('docs/deploy.md gives kit apps the follower this test runs, as it is', () => {
+    const file = readFileSync(new URL('./support/kit-account-follower.ts', import.meta.url), 'utf8');
+    const code = file.slice(file.indexOf('import {'));
+    const page = readFileSync(new URL('../docs/deploy.md', import.meta.url), 'utf8');
+    expect(page).to.include(`\`\`\`ts\n${code}\`\`\``);
   });
 });

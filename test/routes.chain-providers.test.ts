@@ -17,7 +17,7 @@ import {
   validatorBIdentity,
 } from '@rollup-router/test-support/mdp';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import { get, serveWith, tempDir } from './server.harness.js';
+import { get, sample, serveWith, tempDir } from './server.harness.js';
 
 // Generous: the failed provider is first tried, then taken out, and a websocket that could
 // not connect comes back after the pool's backoff.
@@ -131,6 +131,72 @@ describe('routes: the chain registry through several providers', function () {
       };
       expect(ready.checks.baseChainProviders).to.match(/alpha: \w+/);
       expect(ready.checks.baseChainProviders).to.match(/beta: \w+/);
+    } finally {
+      await server.kill();
+      dir.remove();
+    }
+  });
+
+  it("the reference server shows the route registry's own view of its providers in /ready and the provider gauge", async () => {
+    // Only the registry's reads fail on alpha (the delegation router never reads the whole
+    // program): the registry takes alpha out, the delegation router's own set keeps it.
+    alpha.failHttp = (c) => (c.method === 'getProgramAccounts' ? { status: 503 } : undefined);
+    const dir = tempDir();
+    const server = await serveWith(dir.dir, {
+      routes: {
+        allowInsecure: true,
+        chain: {
+          providers,
+          probeIntervalMs: 60_000,
+          maxProbeIntervalMs: 60_000,
+          allowPrivateAddresses: true,
+        },
+      },
+      statuses: { store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+    try {
+      const checks = async () =>
+        (
+          JSON.parse((await get(`${server.base}/ready`)).text) as {
+            checks: Record<string, string | undefined>;
+          }
+        ).checks;
+      await waitFor(
+        async () =>
+          (await checks()).chainRegistryProviders?.includes('alpha: out, failing (HTTP 503)') === true,
+        'alpha out in the registry providers check',
+        SOON,
+      );
+      const ready = await checks();
+      expect(ready.chainRegistryProviders).to.equal('alpha: out, failing (HTTP 503); beta: healthy');
+      expect(ready.baseChainProviders).to.equal('alpha: healthy; beta: healthy');
+      const metrics = (await get(`${server.base}/metrics`)).text;
+      const gauge = (upstream: string) =>
+        sample(metrics, `rollup_router_upstream_provider_healthy{upstream="${upstream}"}`);
+      expect(gauge('chain-registry:alpha'), metrics).to.equal(0);
+      expect(gauge('chain-registry:beta')).to.equal(1);
+      expect(gauge('base-chain:alpha')).to.equal(1);
+      expect(gauge('base-chain:beta')).to.equal(1);
+    } finally {
+      await server.kill();
+      dir.remove();
+    }
+  });
+
+  it('the one-URL form shows no registry providers check', async () => {
+    const dir = tempDir();
+    const server = await serveWith(dir.dir, {
+      routes: { allowInsecure: true, chain: { url: beta.url(), allowPrivateAddresses: true } },
+      statuses: { store: false },
+      readiness: { upstreamProbeIntervalMs: 0 },
+    });
+    try {
+      const ready = JSON.parse((await get(`${server.base}/ready`)).text) as {
+        checks: Record<string, unknown>;
+      };
+      expect(ready.checks).not.to.have.property('chainRegistryProviders');
+      expect((await get(`${server.base}/metrics`)).text).not.to.include('upstream="chain-registry:');
     } finally {
       await server.kill();
       dir.remove();

@@ -142,6 +142,27 @@ describe('rollup-router CLI: arguments and config checking', function () {
     const typos: [unknown, string][] = [
       [{ prot: 8080 }, '/prot is not a known member (did you mean "port"?)'],
       [{ routes: { chian: {} } }, '/routes/chian is not a known member (did you mean "chain"?)'],
+      // The cluster's keys (chain-cluster.schema.json) and each section's own, in both sections.
+      [
+        { routes: { chain: { url: 'http://127.0.0.1:1', hedgeAfterMS: 100 } } },
+        '/routes/chain/hedgeAfterMS is not a known member (did you mean "hedgeAfterMs"?)',
+      ],
+      [
+        { routes: { chain: { url: 'http://127.0.0.1:1', resyncMS: 1000 } } },
+        '/routes/chain/resyncMS is not a known member (did you mean "resyncMs"?)',
+      ],
+      [
+        { delegation: { baseChain: { url: 'http://127.0.0.1:1', maxSlotLg: 10 } } },
+        '/delegation/baseChain/maxSlotLg is not a known member (did you mean "maxSlotLag"?)',
+      ],
+      [
+        { delegation: { baseChain: { url: 'http://127.0.0.1:1', comitment: 'confirmed' } } },
+        '/delegation/baseChain/comitment is not a known member (did you mean "commitment"?)',
+      ],
+      [
+        { delegation: { baseChain: { url: 'http://127.0.0.1:1', zzzzzz: 1 } } },
+        '/delegation/baseChain/zzzzzz is not a known member (rule: additionalProperties)',
+      ],
     ];
     for (const [config, message] of typos) {
       const r = await runCli(['check-config', writeJson(join(tmp.dir, 'typo.json'), config)]);

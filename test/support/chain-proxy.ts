@@ -23,6 +23,8 @@ export interface JsonRpcErrorObject {
 export class ChainProxy {
   /** `user:password`: when set, a request or upgrade without them as Basic auth gets 401. */
   basicAuth: string | undefined;
+  /** `[name, value]`: when set, an HTTP request without this header (a provider's API key) gets 401. */
+  requiredHeader: readonly [string, string] | undefined;
   /** Answers a websocket request with this error instead of forwarding it, when it returns one. */
   refuseWs: ((call: ProxiedCall) => JsonRpcErrorObject | undefined) | undefined;
   /** Forwards an HTTP request at once but holds its answer until the returned promise settles. */
@@ -93,6 +95,10 @@ export class ChainProxy {
 
   private authorized(req: http.IncomingMessage): boolean {
     this.authorizations.push(req.headers.authorization);
+    if (this.requiredHeader !== undefined && req.headers[this.requiredHeader[0]] !== this.requiredHeader[1]) {
+      this.unauthorized += 1;
+      return false;
+    }
     if (this.basicAuth === undefined) return true;
     const ok = req.headers.authorization === `Basic ${Buffer.from(this.basicAuth).toString('base64')}`;
     if (!ok) this.unauthorized += 1;

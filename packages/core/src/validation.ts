@@ -69,12 +69,29 @@ export function compileSchema<T = unknown>(schema: Schema): Validator<T> {
 const TRUE = {};
 const FALSE = {};
 
-export function toFailure(e: ErrorObject | undefined, base = ''): ValidationFailure {
-  if (!e) return { path: base || '/', rule: 'unknown', message: 'is invalid', params: {} };
+export function toFailure(error: ErrorObject | undefined, base = ''): ValidationFailure {
+  if (!error) return { path: base || '/', rule: 'unknown', message: 'is invalid', params: {} };
+  const e = asAdditional(error);
   const params = { ...(e.params as Record<string, unknown>) };
   let path = base + e.instancePath;
   // For a missing or unexpected member, point at the member itself, not its parent.
   if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
   if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
   return { path: path || '/', rule: e.keyword, message: e.message ?? 'is invalid', params };
+}
+
+/**
+ * A member no part of an `allOf` schema knows (unevaluatedProperties: a section that adds
+ * its own keys to a shared schema's) is an unknown member like any other: one rule to
+ * explain, with its did-you-mean.
+ */
+function asAdditional(e: ErrorObject): ErrorObject {
+  if (e.keyword !== 'unevaluatedProperties') return e;
+  const { unevaluatedProperty } = e.params as { unevaluatedProperty: string };
+  return {
+    ...e,
+    keyword: 'additionalProperties',
+    params: { additionalProperty: unevaluatedProperty },
+    message: 'must NOT have additional properties',
+  };
 }

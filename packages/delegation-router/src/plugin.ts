@@ -43,6 +43,8 @@ export interface DelegationRouterPlugin extends Plugin {
   readonly routing: Routing;
   /** The base chain's providers when the operator listed several (their health for /ready); undefined for one URL. */
   readonly baseChainProviders: ProviderSet | undefined;
+  /** The websocket of the base-chain provider calls go to now (the one URL's, or the set's current one). */
+  readonly baseChainWsUrl: () => string;
   /** Where the subscriptions (accountSubscribe, logsSubscribe, programSubscribe, ...) are relayed: the base chain's websocket and the ERs'. */
   readonly pubsubRelay: PubsubRelay;
   /** The relay's subscriptions right now, upstream ones by upstream label (for metrics). */
@@ -160,6 +162,7 @@ export function delegationRouterPlugin(options: DelegationRouterPluginOptions): 
     options: json,
     routing,
     baseChainProviders: base.providers,
+    baseChainWsUrl: base.wsUrl,
     pubsubRelay: relay,
     relayCounts: () => relayCounts(relay, baseChain, hooks.registry, labels),
     errors: Object.values(DelegationError),

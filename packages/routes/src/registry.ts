@@ -4,6 +4,7 @@ import {
   RawJson,
   validateOptions,
   type PluginContext,
+  type ProviderState,
   type Schema,
 } from '@rollup-router/core';
 import { inSchemaOrder } from '@rollup-router/core/internal';
@@ -178,6 +179,14 @@ export class RouteRegistry {
   async reload(): Promise<RouteListError[]> {
     const results = await Promise.all(this.sources.map((state) => this.reloadSource(state)));
     return results.filter((r): r is RouteListError => r !== undefined);
+  }
+
+  /**
+   * The chain registry's providers (routes.chain.providers) and their health as its reads
+   * found them; undefined without routes.chain or with its one URL.
+   */
+  chainProviders(): ProviderState[] | undefined {
+    return this.chain?.providerStates();
   }
 
   /** Why getRoutes cannot serve its full list yet (a source not read once), if so. */

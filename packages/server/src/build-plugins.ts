@@ -8,6 +8,7 @@ import { routesPlugin, type RouteEntry, type RoutesOptions, type RoutesPlugin } 
 import {
   signatureStatusesPlugin,
   type GuardedUpstream,
+  type ProvidedUpstream,
   type RedisClientLike,
   type SignatureStatusesPlugin,
 } from '@rollup-router/signature-statuses';
@@ -48,23 +49,35 @@ export function buildPlugins(
     routes.registry.onChainRecords(metrics.observeChainRecords);
   }
   const observeUpstream = observeUpstreamCalls(metrics, upstreams);
+  // Built before the statuses plugin, whose base-chain upstream is its provider set; what it
+  // sends is tracked by the statuses plugin only once both exist.
+  const delegation = delegationOf(
+    config,
+    routes,
+    (signature, url) => statuses.track(signature, url),
+    redis,
+    observeUpstream,
+  );
   const statuses = signatureStatusesPlugin({
     ...config.statuses,
     upstreams: statusUpstreams(config),
+    upstreamProviders: baseChainProvidersOf(delegation),
     redis: redis && config.redis && { ...sharedStatusOptions(config.redis), client: redis },
     // Asked only for what no configured upstream knows, served, never kept: the route
     // table's nodes with statusesFromRoutes, and the delegation router's vetted ERs (a
     // transaction an app sent straight to its ER is not the base chain's to know).
-    extraUpstreams: extraStatusUpstreams(config, routes, () => delegation),
+    extraUpstreams: extraStatusUpstreams(config, routes, delegation),
     onUpstreamCall: observeUpstream,
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
   // Readiness probes the configured upstreams itself: under the names the plugin reports.
   upstreams.useNames(
-    statuses.options.upstreams.map(({ url }, i) => ({ url, name: statuses.upstreamNames[i]! })),
+    statuses.options.upstreams.map(({ url }, i) => {
+      const name = statuses.upstreamNames[i]!;
+      return { url, name, providers: name === BASE_CHAIN_NAME ? delegation?.baseChainProviders : undefined };
+    }),
   );
   if (metrics) statuses.signatureWatch.onRefused(metrics.observeRefusedSubscribe);
-  const delegation = delegationOf(config, routes, statuses, redis, observeUpstream);
   return { routes, statuses, delegation };
 }
 
@@ -78,7 +91,7 @@ export function buildPlugins(
 function extraStatusUpstreams(
   config: ServerConfig,
   routes: RoutesPlugin,
-  delegation: () => DelegationRouterPlugin | undefined,
+  delegation: DelegationRouterPlugin | undefined,
 ): () => GuardedUpstream[] {
   const labels = new UpstreamLabels(config.delegation.identity ?? {});
   return () => [
@@ -88,8 +101,8 @@ function extraStatusUpstreams(
           .filter((n) => n.available)
           .map((n) => ({ url: n.entry.fqdn, addressGuard: n.addressGuard, label: labels.ofNode(n) }))
       : []),
-    ...(delegation()
-      ?.routing.ers.vetted()
+    ...(delegation?.routing.ers
+      .vetted()
       .map((er) => ({ url: er.url, addressGuard: er.addressGuard, label: labels.of(er) })) ?? []),
   ];
 }
@@ -109,14 +122,14 @@ const observeUpstreamCalls =
  * The delegation router over the route table, with its base chain from its own section
  * or else from routes.chain: one setting for the on-chain registry and the delegation
  * records. With Redis, the instances share what they read of delegations. A transaction
- * sent to one of statuses.upstreams is tracked by the statuses plugin, so its status and
- * subscription ask that upstream first; track() refuses any other upstream, since only
- * the configured ones are trusted for statuses.
+ * sent to one of statuses.upstreams is tracked by the statuses plugin (`track`), so its
+ * status and subscription ask that upstream first; track() refuses any other upstream,
+ * since only the configured ones are trusted for statuses.
  */
 function delegationOf(
   config: ServerConfig,
   routes: RoutesPlugin,
-  statuses: SignatureStatusesPlugin,
+  track: (signature: string, url: string) => boolean,
   redis: RedisClientLike | undefined,
   onUpstreamCall: UpstreamCallObserver,
 ): DelegationRouterPlugin | undefined {
@@ -129,14 +142,15 @@ function delegationOf(
     registry: routes.registry,
     openRegistry: config.routes.chain !== undefined,
     redis: config.redis ? redis : undefined,
-    onSent: (signature, upstream) => statuses.track(signature, upstream.url),
+    onSent: (signature, upstream) => track(signature, upstream.url),
     onUpstreamCall,
   });
 }
 
 /**
  * The base chain the delegation router uses: its own section's, or else routes.chain's, its
- * one URL or its providers with their tuning (one list serves both).
+ * one URL or its providers with their tuning (one list serves both): the keys of
+ * schemas/chain-cluster.schema.json, which both sections share, and the commitment.
  */
 function baseChainOf(config: ServerConfig) {
   const chain = config.routes.chain;
@@ -158,6 +172,18 @@ function baseChainOf(config: ServerConfig) {
 }
 
 /**
+ * The statuses plugin's base-chain upstream as the delegation router's provider set, when
+ * the operator listed several providers: one set, so one view of their health, and each
+ * provider's headers and credentials on the statuses' calls too.
+ */
+function baseChainProvidersOf(
+  delegation: DelegationRouterPlugin | undefined,
+): Record<string, ProvidedUpstream> | undefined {
+  const providers = delegation?.baseChainProviders;
+  return providers && { [BASE_CHAIN_NAME]: { providers, wsUrl: delegation!.baseChainWsUrl } };
+}
+
+/**
  * The upstreams asked for statuses: the configured ones, then the base chain when the
  * delegation router sends transactions there. The operator configured it, so it is trusted
  * like them: the statuses of the transactions sent to it are asked of it first (track), and
@@ -168,7 +194,8 @@ function baseChainOf(config: ServerConfig) {
 export function statusUpstreams(config: ServerConfig): NonNullable<ServerConfig['statuses']['upstreams']> {
   const configured = config.statuses.upstreams ?? [];
   const chain = baseChainOf(config);
-  // With several providers, statuses are asked of the first: the statuses plugin has one URL per upstream.
+  // With several providers, the first one's URL stands for the set: calls go through the
+  // set (baseChainProvidersOf), and a transaction the delegation router sent is tracked by it.
   const url =
     chain === undefined
       ? undefined

@@ -1,5 +1,5 @@
 // What the server tells operators: the metrics it exports and what feeds them, and /ready.
-import type { Rpc, WebSocketTransport } from '@rollup-router/core';
+import type { ProviderState, Rpc, WebSocketTransport } from '@rollup-router/core';
 import { BASE_CHAIN_NAME } from '@rollup-router/delegation-router';
 import type { Logger } from 'pino';
 import { statusUpstreams, type ServerPlugins } from './build-plugins.js';
@@ -27,13 +27,22 @@ export function observeInto(
     metrics.watchDelegationRouter({
       relayCounts: () => delegation.relayCounts(),
       followedRecords: () => delegation.routing.source.followed,
-      providerHealth: () =>
-        (delegation.baseChainProviders?.states() ?? []).map((p) => ({
-          upstream: `${BASE_CHAIN_NAME}:${p.name}`,
-          healthy: p.health === 'healthy',
-        })),
     });
+  metrics.watchProviders(() => [
+    ...healthOf(BASE_CHAIN_NAME, delegation?.baseChainProviders?.states()),
+    ...healthOf(CHAIN_REGISTRY_NAME, plugins.routes.registry.chainProviders()),
+  ]);
 }
+
+/**
+ * Whose provider set the route registry's is, in the provider gauge (`chain-registry:<name>`):
+ * it keeps its own view of routes.chain's providers, apart from the delegation router's
+ * (`base-chain:<name>`), even when both come from one list.
+ */
+const CHAIN_REGISTRY_NAME = 'chain-registry';
+
+const healthOf = (set: string, states: readonly ProviderState[] | undefined) =>
+  (states ?? []).map((p) => ({ upstream: `${set}:${p.name}`, healthy: p.health === 'healthy' }));
 
 export interface LiveParts {
   readonly rpc: Rpc;
@@ -102,6 +111,7 @@ export function readinessOf(
       upstreams,
       baseChainProviders:
         plugins.delegation?.baseChainProviders && (() => plugins.delegation!.baseChainProviders!.states()),
+      chainRegistryProviders: () => plugins.routes.registry.chainProviders(),
       redis: redis && (() => redis.link.describe()),
     });
 }

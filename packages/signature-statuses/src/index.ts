@@ -2,6 +2,7 @@ export { signatureStatusesPlugin, type SignatureStatusesPlugin } from './plugin.
 export type {
   ExtraUpstream,
   GuardedUpstream,
+  ProvidedUpstream,
   ResolvedOptions,
   SignatureStatusesHooks,
   SignatureStatusesOptions,

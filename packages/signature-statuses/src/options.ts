@@ -1,4 +1,4 @@
-import { validateOptions, type AddressGuard } from '@rollup-router/core';
+import { validateOptions, type AddressGuard, type ProviderSet } from '@rollup-router/core';
 import type { RedisClientLike } from './redis/redis-client-like.js';
 import type { StatusesObservers } from './events.js';
 import {
@@ -31,6 +31,21 @@ export interface SignatureStatusesHooks extends StatusesObservers {
    * against `upstreams`; these use `upstreamTimeoutMs`.
    */
   readonly extraUpstreams?: () => readonly ExtraUpstream[] | Promise<readonly ExtraUpstream[]>;
+  /**
+   * Configured upstreams served by several providers of one chain, by the upstream's name:
+   * its calls go through the set (failover, health, each provider's headers and
+   * credentials) instead of to its `url`, and its signatureSubscribe relay connects to the
+   * websocket of the provider calls go to at the time. Each attempt is reported to
+   * onUpstreamCall as `<name>:<provider>` (with more than one provider).
+   */
+  readonly upstreamProviders?: Readonly<Record<string, ProvidedUpstream>>;
+}
+
+/** A configured upstream's providers (SignatureStatusesHooks.upstreamProviders). */
+export interface ProvidedUpstream {
+  readonly providers: ProviderSet;
+  /** The websocket of the provider calls go to now: asked at each (re)connect. */
+  readonly wsUrl: () => string;
 }
 
 /** An extra upstream: its URL, or its URL with its guard (and label). */
@@ -70,10 +85,10 @@ export function resolveOptions(options: SignatureStatusesOptions = {}): {
   hooks: SignatureStatusesHooks;
   redis: ResolvedRedis | undefined;
 } {
-  const { extraUpstreams, onUpstreamCall, onLookup, redis, ...json } = options;
+  const { extraUpstreams, upstreamProviders, onUpstreamCall, onLookup, redis, ...json } = options;
   return {
     json: validateOptions<ResolvedOptions>(statusesPluginOptionsSchema, json, 'signature-statuses options'),
-    hooks: { extraUpstreams, onUpstreamCall, onLookup },
+    hooks: { extraUpstreams, upstreamProviders, onUpstreamCall, onLookup },
     redis: redis === undefined ? undefined : resolveRedis(redis),
   };
 }

@@ -5,7 +5,12 @@ import type { GetSignatureStatusesResult } from './generated/schemas.js';
 import type { StatusLayer } from './layer.js';
 import { MemoryCache } from './memory-cache.js';
 import { getSignatureStatusesMethod } from './get-signature-statuses-method.js';
-import { resolveOptions, type ResolvedOptions, type SignatureStatusesOptions } from './options.js';
+import {
+  resolveOptions,
+  type ResolvedOptions,
+  type SignatureStatusesHooks,
+  type SignatureStatusesOptions,
+} from './options.js';
 import { StatusChain, type LookupOptions } from './status-chain.js';
 import { SharedTier } from './redis/shared-tier.js';
 import { SignatureRelay } from './relay/signature-relay.js';
@@ -50,7 +55,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
   const { json, hooks, redis } = resolveOptions(options);
   const events = new StatusEvents(hooks);
   const shared = redis ? new SharedTier(redis, json.maxTracked) : undefined;
-  const directory = new UpstreamDirectory(json, hooks.extraUpstreams, events, shared?.affinity);
+  const directory = new UpstreamDirectory(json, hooks, events, shared?.affinity);
   const store = json.store ? new StoreLayer(json.store) : undefined;
   const layers = layersOf(json, store, shared);
   const client = upstreamClient(json.connectionsPerUpstream, json.maxUpstreamPools);
@@ -62,7 +67,7 @@ export function signatureStatusesPlugin(options?: SignatureStatusesOptions): Sig
     events,
   });
   let log: PluginContext['log'] | undefined;
-  const { relay, watch } = signatureSubscriptions(json, chain, () => log);
+  const { relay, watch } = signatureSubscriptions(json, hooks, chain, () => log);
 
   return definePlugin({
     name: 'signature-statuses' as const,
@@ -118,11 +123,17 @@ function layersOf(json: ResolvedOptions, store?: StoreLayer, shared?: SharedTier
 /** signatureSubscribe's parts: the relay to the upstreams' websockets, and the watch of pending signatures. */
 function signatureSubscriptions(
   json: ResolvedOptions,
+  hooks: SignatureStatusesHooks,
   chain: StatusChain,
   log: () => PluginContext['log'] | undefined,
 ) {
   // Configured upstreams only: a registry node is never asked to say a transaction landed.
-  const relay = new SignatureRelay(json, log, (s, status) => chain.learnFromUpstream(s, status));
+  const relay = new SignatureRelay(
+    json,
+    log,
+    (s, status) => chain.learnFromUpstream(s, status),
+    hooks.upstreamProviders,
+  );
   const watch = new SignatureWatch(async (s) => chain.lookup(s), json.subscriptions, log, relay);
   return { relay, watch };
 }

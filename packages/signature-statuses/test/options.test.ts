@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createLogger } from '@rollup-router/core';
+import { createLogger, ProviderSet } from '@rollup-router/core';
 import { signatureStatusesPlugin } from '../src/index.js';
 import { randomSignature } from '@rollup-router/test-support/solana';
 
@@ -40,6 +40,23 @@ describe('signature statuses: options', () => {
       /\/upstreams\/1\/name "node" is also the name of \/upstreams\/0; names must be unique/,
     ],
   ];
+  it('refuses upstreamProviders for an upstream it does not have, naming it', () => {
+    const providers = new ProviderSet({
+      providers: [{ name: 'a', url: 'http://a.example' }],
+      freshness: async () => 1,
+      maxLag: 1,
+      probeIntervalMs: 1000,
+      maxBackoffMs: 1000,
+      probeTimeoutMs: 1000,
+    });
+    expect(() =>
+      signatureStatusesPlugin({
+        upstreams: [{ url: 'http://a.example', name: 'chain' }],
+        upstreamProviders: { chian: { providers, wsUrl: () => 'ws://a.example' } },
+      }),
+    ).to.throw(TypeError, /upstreamProviders names "chian", which is not a configured upstream/);
+  });
+
   for (const [what, options, message] of invalid) {
     it(`refuses ${what}, naming it`, () => {
       expect(() => signatureStatusesPlugin(options)).to.throw(TypeError, message);

@@ -13,7 +13,7 @@ export interface SolanaProvider extends Provider {
   readonly wsUrl: string;
 }
 
-/** How a Solana cluster is configured: one URL, or a list of providers (schemas/chain-provider.schema.json). */
+/** How a Solana cluster is configured: one URL, or a list of providers (schemas/chain-cluster.schema.json). */
 export interface SolanaChainConfig {
   readonly url?: string;
   readonly wsUrl?: string;

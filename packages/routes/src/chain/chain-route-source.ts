@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { PluginContext, ProviderSet } from '@rollup-router/core';
+import type { PluginContext, ProviderSet, ProviderState } from '@rollup-router/core';
 import { OutageLog, redactUrl } from '@rollup-router/core/internal';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
@@ -163,6 +163,11 @@ export class ChainRouteSource implements RouteSource {
       this.settleFirstAttempt();
       void this.providers.stop();
     };
+  }
+
+  /** Its providers and their health when the operator listed several (`providers`); undefined for one URL. */
+  providerStates(): ProviderState[] | undefined {
+    return this.settings.providers === undefined ? undefined : this.providers.states();
   }
 
   /** How many records followed are not listed, by reason (an http:// node without allowInsecure, say). */

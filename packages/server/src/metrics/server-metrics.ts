@@ -34,9 +34,13 @@ export interface DelegationRouterView {
   relayCounts(): { readonly relayed: number; readonly upstreamSubscriptions: ReadonlyMap<string, number> };
   /** Delegation records followed live on the base chain's websocket. */
   readonly followedRecords: () => number;
-  /** The base chain's providers and their health, by upstream label (base-chain:<name>); empty for one URL. */
-  readonly providerHealth: () => readonly { readonly upstream: string; readonly healthy: boolean }[];
 }
+
+/**
+ * Each provider set's providers and their health, by label: `base-chain:<name>` for the
+ * delegation router's, `chain-registry:<name>` for the route registry's; none for one URL.
+ */
+export type ProviderHealth = () => readonly { readonly upstream: string; readonly healthy: boolean }[];
 
 export interface ServerMetricsOptions {
   readonly processMetrics: boolean;
@@ -420,13 +424,17 @@ export class ServerMetrics {
       [],
       (g) => g.set(router.followedRecords()),
     );
+  }
+
+  /** Exports the health of the providers of each provider set, read at scrape time. */
+  watchProviders(health: ProviderHealth): void {
     this.gauge(
       'upstream_provider_healthy',
-      'With several base-chain providers: 1 while a provider takes calls, 0 while it is out (failing or lagging), by upstream label (base-chain:<name>).',
+      "With several providers of a chain: 1 while a provider takes calls, 0 while it is out (failing or lagging), by provider set and name (base-chain:<name> for the delegation router's, chain-registry:<name> for the route registry's).",
       ['upstream'],
       (g) => {
         g.reset();
-        for (const { upstream, healthy } of router.providerHealth()) g.set({ upstream }, healthy ? 1 : 0);
+        for (const { upstream, healthy } of health()) g.set({ upstream }, healthy ? 1 : 0);
       },
     );
   }

@@ -19,8 +19,13 @@ export interface ReadinessSources {
   /** Why the route registry cannot serve its full list yet (the chain registry not read once). */
   readonly routesProblem?: () => string | undefined;
   readonly upstreams: UpstreamWatch;
-  /** The base chain's providers, when the operator listed several. Never a reason: every router shares them. */
+  /**
+   * The delegation router's base-chain providers, when the operator listed several. Never a
+   * reason, nor the next: every router shares them, so taking this one out helps no one.
+   */
   readonly baseChainProviders?: () => readonly ProviderState[];
+  /** The chain registry's providers (routes.chain.providers), as its own reads found them; undefined for one URL. */
+  readonly chainRegistryProviders?: () => readonly ProviderState[] | undefined;
   /** The shared Redis, described; absent: none configured. Never a reason: Redis is a helper. */
   readonly redis?: () => string;
 }
@@ -57,6 +62,9 @@ export function readinessReport(s: ReadinessSources): ReadinessReport {
 
   const providers = s.baseChainProviders?.();
   if (providers !== undefined) checks.baseChainProviders = providers.map(describeProvider).join('; ');
+  const registryProviders = s.chainRegistryProviders?.();
+  if (registryProviders !== undefined)
+    checks.chainRegistryProviders = registryProviders.map(describeProvider).join('; ');
 
   checks.upstreams = s.upstreams.describe();
   const upstream = s.upstreams.problem();

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonRpcClient } from '@rollup-router/core';
+import { JsonRpcClient, type JsonRpcOutcome, type ProviderSet } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 
@@ -26,6 +26,8 @@ const MAX_PROBE_REPLY_BYTES = 64 * 1024;
 export class UpstreamWatch {
   /** Each configured upstream's name, in the order of `urls`: redacted URLs until useNames. */
   private names: readonly string[];
+  /** Each configured upstream's providers when it has several, in the order of `urls`: probed through them. */
+  private providers: readonly (ProviderSet | undefined)[] = [];
   /** When each configured upstream last answered, by name (an extra upstream's answer is not evidence). */
   private readonly lastAnswers = new Map<string, number>();
   /** Each configured upstream's failed call or probe since its last answer, by name: what /ready shows of one that is down. */
@@ -54,16 +56,22 @@ export class UpstreamWatch {
    * The names the statuses plugin gives its configured upstreams, in its order (the
    * config's, as `urls`): calls are recorded, probes labelled and /ready entries written
    * under them, so two upstreams on one origin are two entries. A URL of `urls` not at the
-   * same place in `named` keeps its redacted URL.
+   * same place in `named` keeps its redacted URL. An upstream with `providers` is probed
+   * through them, and a call reported as `<name>:<provider>` is evidence for it.
    */
-  useNames(named: readonly { readonly url: string; readonly name: string }[]): void {
-    this.names = this.options.urls.map((url, i) => (named[i]?.url === url ? named[i].name : this.names[i]!));
+  useNames(
+    named: readonly { readonly url: string; readonly name: string; readonly providers?: ProviderSet }[],
+  ): void {
+    const at = (url: string, i: number) => (named[i]?.url === url ? named[i] : undefined);
+    this.names = this.options.urls.map((url, i) => at(url, i)?.name ?? this.names[i]!);
+    this.providers = this.options.urls.map((url, i) => at(url, i)?.providers);
   }
 
   /** The plugins' onUpstreamCall hook (the statuses plugin's, the delegation router's). */
-  readonly record = (upstream: string, outcome: string): void => {
+  readonly record = (label: string, outcome: string): void => {
+    const upstream = this.upstreamOf(label);
     // Aborted: the callers left, which says nothing of the upstream.
-    if (outcome === 'aborted' || !this.names.includes(upstream)) return;
+    if (outcome === 'aborted' || upstream === undefined) return;
     const at = Date.now();
     if (!ANSWERED.has(outcome)) {
       this.lastFailures.set(upstream, { at, outcome });
@@ -73,6 +81,15 @@ export class UpstreamWatch {
     this.lastFailures.delete(upstream);
     this.lastAnswer = { at, upstream };
   };
+
+  /** The configured upstream a reported label is evidence for: its own, or that of one of its providers (`<name>:<provider>`). */
+  private upstreamOf(label: string): string | undefined {
+    if (this.names.includes(label)) return label;
+    const colon = label.lastIndexOf(':');
+    if (colon === -1) return undefined;
+    const at = this.names.indexOf(label.slice(0, colon));
+    return at !== -1 && this.providers[at] !== undefined ? this.names[at] : undefined;
+  }
 
   /** Undefined when an upstream answered within the fresh window (or none is configured), else why not. */
   problem(now = Date.now()): string | undefined {
@@ -125,16 +142,21 @@ export class UpstreamWatch {
   }
 
   private async probeAll(stopped: AbortSignal): Promise<void> {
-    await Promise.all(this.options.urls.map((url, i) => this.probe(url, this.names[i]!, stopped)));
+    await Promise.all(
+      this.options.urls.map((url, i) => this.probe(url, this.providers[i], this.names[i]!, stopped)),
+    );
   }
 
-  private async probe(url: string, label: string, stopped: AbortSignal): Promise<void> {
-    const outcome = await this.client.call(url, {
-      method: 'getHealth',
-      id: 1,
-      timeoutMs: this.options.probeTimeoutMs,
-      signal: stopped,
-    });
+  private async probe(
+    url: string,
+    providers: ProviderSet | undefined,
+    label: string,
+    stopped: AbortSignal,
+  ): Promise<void> {
+    const call = { method: 'getHealth', id: 1, timeoutMs: this.options.probeTimeoutMs, signal: stopped };
+    const outcome: JsonRpcOutcome = await (providers
+      ? providers.call({ ...call, maxReplyBytes: MAX_PROBE_REPLY_BYTES })
+      : this.client.call(url, call));
     // Any JSON-RPC reply, an error included ("node is behind"), proves the upstream is there.
     if (outcome.kind === 'reply') this.record(label, 'ok');
     else if (outcome.kind !== 'aborted') {

@@ -2,7 +2,7 @@ import { deriveWsUrl } from '@rollup-router/core/internal';
 import { UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
-import type { ResolvedOptions } from '../options.js';
+import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
 import { finalizedStatus, type ConfirmationStatus, type SignatureStatus } from '../status.js';
 import { upstreamNames } from '../upstream/upstream-names.js';
@@ -56,6 +56,7 @@ export class SignatureRelay {
      * confirmation count a notification does not give, so they are not kept).
      */
     learn?: (signature: string, status: SignatureStatus) => void,
+    upstreamProviders: SignatureStatusesHooks['upstreamProviders'] = {},
   ) {
     const names = upstreamNames(options.upstreams);
     const eventsOf = (upstream: string) => ({
@@ -84,7 +85,9 @@ export class SignatureRelay {
         : [
             new UpstreamPool(
               names[i]!,
-              u.wsUrl ?? deriveWsUrl(u.url),
+              Object.hasOwn(upstreamProviders, names[i]!)
+                ? upstreamProviders[names[i]!]!.wsUrl
+                : (u.wsUrl ?? deriveWsUrl(u.url)),
               eventsOf(names[i]!),
               {
                 pingIntervalMs,

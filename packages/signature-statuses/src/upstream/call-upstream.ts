@@ -1,4 +1,10 @@
-import { compileSchema, JsonRpcClient, type JsonRpcAnswered, type RpcErrorObject } from '@rollup-router/core';
+import {
+  compileSchema,
+  JsonRpcClient,
+  type JsonRpcAnswered,
+  type JsonRpcOutcome,
+  type RpcErrorObject,
+} from '@rollup-router/core';
 import { getSignatureStatusesResultSchema, type GetSignatureStatusesResult } from '../generated/schemas.js';
 import { statusMatchesErr } from '../status.js';
 import type { UpstreamTarget } from './directory.js';
@@ -19,9 +25,13 @@ export const upstreamClient = (connectionsPerUpstream: number, maxPools: number)
 
 const validateResult = compileSchema<GetSignatureStatusesResult>(getSignatureStatusesResultSchema);
 
+/** Told of each request made for a call: the upstream's label (`<label>:<provider>` for one of several providers), what came of it, how long it took. */
+export type UpstreamAttemptReport = (label: string, kind: UpstreamOutcome['kind'], ms: number) => void;
+
 /**
- * Asks one upstream for the statuses of `signatures` (at most 256). Never throws: every
- * failure is an outcome. A connection error is retried once; a timeout never is (the
+ * Asks one upstream for the statuses of `signatures` (at most 256), reporting each request
+ * made. Never throws: every failure is an outcome. A connection error is retried once (an
+ * upstream of several providers goes to the next one instead); a timeout never is (the
  * upstream may still be working on it, and the deadline is already half spent).
  */
 export async function callUpstream(
@@ -30,17 +40,40 @@ export async function callUpstream(
   signatures: readonly string[],
   searchTransactionHistory: boolean,
   signal: AbortSignal,
+  report: UpstreamAttemptReport,
 ): Promise<UpstreamOutcome> {
-  const outcome = await client.call(target.url, {
+  const call = {
     method: 'getSignatureStatuses',
     params: searchTransactionHistory ? [signatures, { searchTransactionHistory: true }] : [signatures],
     timeoutMs: target.timeoutMs,
     signal,
-    connectionRetries: 1,
-    addressGuard: target.addressGuard,
     upstream: target.name,
+  };
+  const { providers } = target;
+  if (providers === undefined) {
+    const started = performance.now();
+    const outcome = outcomeOf(
+      await client.call(target.url, { ...call, connectionRetries: 1, addressGuard: target.addressGuard }),
+      signatures.length,
+      signal,
+    );
+    report(target.label, outcome.kind, performance.now() - started);
+    return outcome;
+  }
+  // The outcome a read returns is its last attempt's, already judged when reported.
+  let last: { readonly attempt: JsonRpcOutcome; readonly outcome: UpstreamOutcome } | undefined;
+  const answer = await providers.call({
+    ...call,
+    onAttempt: (provider, attempt, ms) => {
+      last = { attempt, outcome: outcomeOf(attempt, signatures.length, signal) };
+      report(providers.size > 1 ? `${target.label}:${provider}` : target.label, last.outcome.kind, ms);
+    },
   });
-  if (outcome.kind === 'reply' || outcome.kind === 'bad_reply') return statusesOf(outcome, signatures.length);
+  return last?.attempt === answer ? last.outcome : outcomeOf(answer, signatures.length, signal);
+}
+
+function outcomeOf(outcome: JsonRpcOutcome, expected: number, signal: AbortSignal): UpstreamOutcome {
+  if (outcome.kind === 'reply' || outcome.kind === 'bad_reply') return statusesOf(outcome, expected);
   if (outcome.kind !== 'aborted') return { kind: outcome.kind, detail: outcome.detail };
   // The lookup's own deadline is a timeout; every caller gone is not.
   const deadline = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';

@@ -1,4 +1,4 @@
-import type { AddressGuard } from '@rollup-router/core';
+import type { AddressGuard, ProviderSet } from '@rollup-router/core';
 import { redactUrl } from '@rollup-router/core/internal';
 import type { StatusEvents } from '../events.js';
 import type { ExtraUpstream, ResolvedOptions, SignatureStatusesHooks } from '../options.js';
@@ -23,6 +23,8 @@ export interface UpstreamTarget {
   readonly trusted: boolean;
   /** What each connection to it goes through: an extra upstream's guard, if it came with one. */
   readonly addressGuard?: AddressGuard;
+  /** A configured upstream served by several providers: its calls go through them, not to `url`. */
+  readonly providers?: ProviderSet;
 }
 
 /** Which upstreams to ask, in which order, for a set of signatures. */
@@ -46,22 +48,35 @@ export class UpstreamDirectory {
   private readonly byUrl: ReadonlyMap<string, UpstreamTarget>;
   private readonly affinity: AffinityStore;
   private readonly timeoutMs: number;
+  private readonly extraUpstreams: SignatureStatusesHooks['extraUpstreams'];
 
   constructor(
     options: Pick<ResolvedOptions, 'upstreams' | 'upstreamTimeoutMs' | 'maxTracked'>,
-    private readonly extraUpstreams: SignatureStatusesHooks['extraUpstreams'],
+    {
+      extraUpstreams,
+      upstreamProviders = {},
+    }: Pick<SignatureStatusesHooks, 'extraUpstreams' | 'upstreamProviders'> = {},
     private readonly events: StatusEvents,
     /** Where tracks are kept: this process's memory by default, Redis to share them. */
     affinity?: AffinityStore,
   ) {
+    this.extraUpstreams = extraUpstreams;
     this.timeoutMs = options.upstreamTimeoutMs;
     const names = upstreamNames(options.upstreams);
+    const unknown = Object.keys(upstreamProviders).find((name) => !names.includes(name));
+    if (unknown !== undefined)
+      throw new TypeError(
+        `signature-statuses options: upstreamProviders names "${unknown}", which is not a configured upstream`,
+      );
     this.configured = options.upstreams.map((u, i) => ({
       url: u.url,
       name: names[i]!,
       label: names[i]!,
       timeoutMs: u.timeoutMs ?? this.timeoutMs,
       trusted: true,
+      providers: Object.hasOwn(upstreamProviders, names[i]!)
+        ? upstreamProviders[names[i]!]!.providers
+        : undefined,
     }));
     this.byName = new Map(this.configured.map((t) => [t.name, t]));
     // The first of two equal URLs is the one a track by URL names.

@@ -2,7 +2,7 @@ import type { JsonRpcClient, RpcError } from '@rollup-router/core';
 import type { UpstreamContext } from '../answer-context.js';
 import type { StatusEvents } from '../events.js';
 import { isMoreAdvanced, normalizedStatus, type SignatureStatus } from '../status.js';
-import { callUpstream, type UpstreamOutcome } from './call-upstream.js';
+import { callUpstream, type UpstreamAttemptReport, type UpstreamOutcome } from './call-upstream.js';
 import type { UpstreamDirectory, UpstreamTarget } from './directory.js';
 import { failureError, type UpstreamFailure } from './failure.js';
 
@@ -45,6 +45,9 @@ export class UpstreamFanOut {
     private readonly events: StatusEvents,
   ) {}
 
+  private readonly report: UpstreamAttemptReport = (label, kind, ms) =>
+    this.events.upstreamCall(label, kind, ms);
+
   async resolve(
     signatures: readonly string[],
     history: boolean,
@@ -86,9 +89,7 @@ export class UpstreamFanOut {
     signal: AbortSignal,
   ): Promise<void> {
     const signatures = at === undefined ? all : at.map((i) => all[i]!);
-    const started = performance.now();
-    const outcome = await callUpstream(this.client, target, signatures, history, signal);
-    this.events.upstreamCall(target.label, outcome.kind, performance.now() - started);
+    const outcome = await callUpstream(this.client, target, signatures, history, signal, this.report);
     if (outcome.kind === 'ok') return tally.merge(target, at, outcome.result);
     const failure = failureOf(target.name, outcome);
     tally.failures.push(failure);
