@@ -1,5 +1,4 @@
-import { defineMethod, RpcError, type MethodDefinition } from '@rollup-router/core';
-import { noParamsSchema } from '@rollup-router/core/internal';
+import { defineMethod, noParamsSchema, RpcError, type MethodDefinition } from '@rollup-router/core';
 import { DelegationError } from '../errors.js';
 import { getIdentityResultSchema, type GetIdentityResult } from '../generated/schemas.js';
 import type { ErDirectory, NoErReason } from '../upstream/er-directory.js';

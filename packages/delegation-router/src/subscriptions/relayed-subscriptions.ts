@@ -1,5 +1,9 @@
-import { defineSubscription, type Schema, type SubscriptionDefinition } from '@rollup-router/core';
-import { noParamsSchema } from '@rollup-router/core/internal';
+import {
+  defineSubscription,
+  noParamsSchema,
+  type Schema,
+  type SubscriptionDefinition,
+} from '@rollup-router/core';
 import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
 import {
   accountSubscribeParamsSchema,

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { PluginContext, ProviderSet } from '@rollup-router/core';
-import { OutageLog, redactUrl } from '@rollup-router/core/internal';
+import { OutageLog, redactUrl, type PluginContext, type ProviderSet } from '@rollup-router/core';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import {
