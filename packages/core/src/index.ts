@@ -42,6 +42,7 @@ export {
   createRpc,
   Rpc,
   type ContextFunction,
+  type DispatchOptions,
   type DispatchScope,
   type HostRequest,
   type RpcOptions,
