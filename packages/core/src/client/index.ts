@@ -2,6 +2,7 @@
 // no pino, no Ajv beyond the response check): what an embedder's callers import.
 export {
   createClient,
+  type ApiMap,
   type BatchBuilder,
   type BatchCall,
   type Client,
