@@ -15,5 +15,5 @@ export {
   type SubscriptionMap,
 } from './typed-client.js';
 export type { ApiOf } from './api-of.js';
-export { RpcCallError, RpcNoAnswerError, type NoAnswerKind } from './errors.js';
+export { RpcCallError, RpcNoAnswerError, type NoAnswerKind, type WireErrorsName } from './errors.js';
 export type { CallOptions, Settled } from './link.js';

@@ -1,7 +1,7 @@
 import type { MethodDefinition } from '../method.js';
 import type { RawJson } from '../raw-json.js';
 import type { SubscriptionDefinition } from '../subscriptions/definition.js';
-import { RpcNoAnswerError } from './errors.js';
+import { RpcNoAnswerError, type WireErrorsName } from './errors.js';
 import { HttpLink } from './http-link.js';
 import type { CallOptions, Link, LinkCall, Settled } from './link.js';
 import { WebSocketLink } from './websocket-link.js';
@@ -108,6 +108,13 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
   /** Headers of every HTTP request, and of the WebSocket upgrade (e.g. `authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The server's wire error policy, by name, which says where `RpcCallError.causeCode` is read:
+   * `'json-rpc'` for a service that sends plain JSON-RPC 2.0 codes (one with none of the Solana
+   * plugins), where a -32603 is a -32603 whatever its `data` holds; `'solana'` (the default)
+   * for one that sends Solana's, where a -32603's `data.code` is the cause.
+   */
+  readonly wireErrors?: WireErrorsName;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -125,8 +132,8 @@ export function createClient<M extends ApiMap, S extends SubscriptionMap = Recor
   options: ClientOptions = {},
 ): Client<M, S> {
   const link: Link = /^wss?:/i.test(url)
-    ? new WebSocketLink(url, options.headers)
-    : new HttpLink(url, options.headers);
+    ? new WebSocketLink(url, options.headers, options.wireErrors ?? 'solana')
+    : new HttpLink(url, options.headers, options.wireErrors ?? 'solana');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const withDeadline = (o: CallOptions | undefined) => ({ ...o, timeoutMs: o?.timeoutMs ?? timeoutMs });
   const builder = new Proxy({} as BatchBuilder<M>, {
