@@ -195,6 +195,38 @@ describe('error codes on the wire, per service (wireErrors)', () => {
     });
   });
 
+  it("the typed client told the plain policy reads a -32603 as -32603 whatever its data's code, and a code sent as itself as itself", async () => {
+    // An error of JSON-RPC's own -32603 whose data has a `code` of its own (an upstream's, say):
+    // under the plain policy it is no wrapped cause.
+    const relayed = defineMethod({
+      name: 'getRelayed',
+      handler: (): number => {
+        throw new RpcError(-32603, 'Upstream failed', { code: -32010, upstream: 'node-1' });
+      },
+    });
+    const plain = await serve({ plugins: [shopPlugin, definePlugin({ name: 'relay', methods: [relayed] })] });
+    for (const url of [plain.url, plain.ws]) {
+      const client = createClient<{ getSlot: typeof getSlot; getRelayed: typeof relayed }>(url, {
+        wireErrors: 'json-rpc',
+      });
+      try {
+        const own = (await client.getSlot().catch((e: unknown) => e)) as RpcCallError;
+        expect([own.code, own.causeCode], url).to.deep.equal([-32060, -32060]);
+        const internal = (await client.getRelayed().catch((e: unknown) => e)) as RpcCallError;
+        expect(internal, url).to.be.instanceOf(RpcCallError);
+        expect([internal.code, internal.causeCode, internal.data], url).to.deep.equal([
+          -32603,
+          -32603,
+          { code: -32010, upstream: 'node-1' },
+        ]);
+        const [settled] = await client.$batch((call) => [call.getRelayed()]);
+        expect(settled.ok === false && settled.error.causeCode, url).to.equal(-32603);
+      } finally {
+        await client.$close();
+      }
+    }
+  });
+
   it('two plugins installing different policies refuse the build, naming both', () => {
     const other = { name: 'teapot', toWire: (e: { code: number; message: string }) => e };
     const teapot: Plugin = { name: 'teapot-plugin', wireErrors: other };

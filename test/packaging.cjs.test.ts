@@ -90,19 +90,24 @@ describe('packaging: CommonJS consumers', function () {
     }
   }
 
-  it("core's main entry is its public surface; what the packages share beyond it is in @rollup-router/core/internal", () => {
-    const shared = [
-      'redactUrl',
-      'withoutCredentials',
-      'deriveWsUrl',
-      'inSchemaOrder',
-      'textKey',
-      'noParamsSchema',
-    ];
+  it("core's main entry is its public surface, the plugin kit included; @rollup-router/core/internal holds only the server's share", () => {
+    const pluginKit = ['redactUrl', 'inSchemaOrder', 'noParamsSchema', 'OutageLog', 'loadOptionalPackage'];
     const main = requiredKeys('@rollup-router/core');
-    expect(main).to.include.members(['createRpc', 'definePlugin', 'attachWebSocket', 'RpcError']);
-    expect(main.filter((key) => shared.includes(key) || key === 'expressRpc')).to.deep.equal([]);
+    expect(main).to.include.members([
+      'createRpc',
+      'definePlugin',
+      'attachWebSocket',
+      'RpcError',
+      ...pluginKit,
+    ]);
+    expect(main).to.not.include('expressRpc');
     expect(requiredKeys('@rollup-router/core/express')).to.deep.equal(['expressRpc']);
-    expect(requiredKeys('@rollup-router/core/internal')).to.include.members(shared);
+    expect(requiredKeys('@rollup-router/core/internal').sort()).to.deep.equal([
+      'NOT_FOUND_BODY',
+      'SecretMatch',
+      'bearerToken',
+      'mountPrefix',
+    ]);
+    expect(requiredKeys('@rollup-router/solana')).to.include.members(['deriveWsUrl', 'textKey']);
   });
 });

@@ -4,7 +4,7 @@
 // sent on A, each with one socket subscribed on ours and one on A's before it is sent.
 // Prints median, p90 and p99 of ours - theirs (both arrival times taken in this process).
 // `--poll` configures A with `wsUrl: false`, the polling fallback, for comparison.
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import { deriveWsUrl } from '@rollup-router/solana';
 import bs58 from 'bs58';
 import { rpcCall, VALIDATOR_URL } from './peers.mjs';
 import { startTarget } from './processes.mjs';

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import { deriveWsUrl } from '@rollup-router/solana';
 import { VALIDATOR_URL } from './peers.mjs';
 import { startTarget } from './processes.mjs';
 import { randomSignatureTexts } from './requests.mjs';

@@ -2,8 +2,11 @@ import type { Logger } from 'pino';
 import type { CallContext, CallOrigin } from './call-context.js';
 import type { SubscriptionHost } from './subscriptions/session.js';
 
-/** What a transport offers every call of one HTTP request. */
-export interface CallScope {
+/**
+ * What every call of one JSON-RPC message (a single call or a batch: an HTTP request's body, a
+ * WebSocket frame, an `rpc.dispatch` text) shares. Each call's own context, CallContextImpl, reads it.
+ */
+export interface MessageScope {
   readonly requestId: string;
   readonly origin: CallOrigin;
   readonly log: Logger;
@@ -35,7 +38,8 @@ export interface GoneFollowers {
   follow(listener: (reason: unknown) => void): void;
 }
 
-export class Call implements CallContext {
+/** The CallContext a handler, guard or subscription gets: one per call, over its message's scope. */
+export class CallContextImpl implements CallContext {
   private childLog: Logger | undefined;
   private controller: AbortController | undefined;
   private made: AbortSignal | undefined;
@@ -44,7 +48,7 @@ export class Call implements CallContext {
   upstreams: string[] | undefined;
 
   constructor(
-    private readonly scope: CallScope,
+    private readonly scope: MessageScope,
     readonly method: string,
     readonly deadline: number,
     /** The call has no id: nothing will be answered, so nothing it opens can be named to its client. */

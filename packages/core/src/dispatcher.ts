@@ -1,4 +1,4 @@
-import { Call, type CallScope } from './call.js';
+import { CallContextImpl, type MessageScope } from './call.js';
 import type { CallLog } from './call-log.js';
 import { ErrorCode } from './codes.js';
 import { deadlineIn } from './deadlines.js';
@@ -151,15 +151,15 @@ export class Dispatcher {
   dispatch(
     body: unknown,
     policy: DispatchPolicy,
-    scope: CallScope,
+    scope: MessageScope,
     exactIds?: ExactIds,
   ): Answer | Promise<Answer> {
     if (!Array.isArray(body)) return this.call(body, policy, scope, exactIds);
     if (body.length === 0) {
-      return this.reject('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
+      return this.answerWithoutCalls('null', ErrorCode.INVALID_REQUEST, scope, 'empty batch');
     }
     if (body.length > this.options.maxBatchLength) {
-      return this.reject(
+      return this.answerWithoutCalls(
         'null',
         ErrorCode.INVALID_REQUEST,
         scope,
@@ -177,13 +177,13 @@ export class Dispatcher {
   }
 
   /** The answer to a body that is not JSON; logged and observed like any call. */
-  unparsable(scope: CallScope): string {
-    return this.reject('null', ErrorCode.PARSE_ERROR, scope, undefined);
+  unparsable(scope: MessageScope): string {
+    return this.answerWithoutCalls('null', ErrorCode.PARSE_ERROR, scope, undefined);
   }
 
   /** The answer to a request refused before any call was read (its body too large, say); logged and observed. */
-  refuse(scope: CallScope, code: number, data: unknown): string {
-    return this.reject('null', code, scope, data);
+  refuse(scope: MessageScope, code: number, data: unknown): string {
+    return this.answerWithoutCalls('null', code, scope, data);
   }
 
   /**
@@ -196,7 +196,7 @@ export class Dispatcher {
     body: unknown,
     code: number,
     data: unknown,
-    scope: CallScope,
+    scope: MessageScope,
     exactIds?: ExactIds,
   ): string | undefined {
     const error = new RpcError(code, undefined, data).toJSON();
@@ -211,7 +211,7 @@ export class Dispatcher {
   }
 
   /** The answer to a request that failed before any call was read (the host's context threw); logged and observed. */
-  failed(scope: CallScope, err: unknown): string {
+  failed(scope: MessageScope, err: unknown): string {
     const error = this.toErrorObject(err, scope, '');
     this.finish(scope, '', error.code, 0, false);
     return this.errorJson('null', error);
@@ -222,7 +222,7 @@ export class Dispatcher {
     return errorJson(id, error, this.options.wireErrors);
   }
 
-  private reject(id: string, code: number, scope: CallScope, data: unknown): string {
+  private answerWithoutCalls(id: string, code: number, scope: MessageScope, data: unknown): string {
     const error = new RpcError(code, undefined, data).toJSON();
     this.finish(scope, '', code, 0, false);
     return this.errorJson(id, error);
@@ -231,21 +231,21 @@ export class Dispatcher {
   private call(
     call: unknown,
     policy: DispatchPolicy,
-    scope: CallScope,
+    scope: MessageScope,
     exactIds: ExactIds | undefined,
     batch?: BatchSpan,
   ): Answer | Promise<Answer> {
     const started = performance.now();
     if (!isValidRequest(call, exactIds)) {
       const f = validateRequest.failure();
-      return this.reject(echoableId(call, exactIds), ErrorCode.INVALID_REQUEST, scope, {
+      return this.answerWithoutCalls(echoableId(call, exactIds), ErrorCode.INVALID_REQUEST, scope, {
         path: f.path,
         rule: f.rule,
         message: f.message,
       });
     }
     if (hasUnechoableId(call, exactIds)) {
-      return this.reject('null', ErrorCode.INVALID_REQUEST, scope, {
+      return this.answerWithoutCalls('null', ErrorCode.INVALID_REQUEST, scope, {
         path: '/id',
         rule: 'type',
         message: UNECHOABLE_ID,
@@ -278,13 +278,13 @@ export class Dispatcher {
   private admitAndInvoke(
     answer: CallAnswer,
     call: JsonrpcRequest,
-    scope: CallScope,
+    scope: MessageScope,
     started: number,
   ): string | Promise<string> {
     const method = answer.method(this.methods);
     if (method?.switchedOff === true)
       throw RpcError.of(ErrorCode.METHOD_SWITCHED_OFF, { method: call.method });
-    const ctx = (answer.ctx = new Call(
+    const ctx = (answer.ctx = new CallContextImpl(
       scope,
       call.method,
       Date.now() + this.options.callDeadlineMs,
@@ -301,7 +301,7 @@ export class Dispatcher {
   private invoke(
     method: CompiledMethod | undefined,
     rawParams: unknown,
-    ctx: Call,
+    ctx: CallContextImpl,
     started: number,
   ): string | Promise<string> {
     if (method === undefined) throw RpcError.of(ErrorCode.METHOD_NOT_FOUND);
@@ -334,7 +334,7 @@ export class Dispatcher {
     return json === undefined ? 'null' : json;
   }
 
-  private withinDeadline<T>(pending: Promise<T>, ctx: Call, started: number): Promise<T> {
+  private withinDeadline<T>(pending: Promise<T>, ctx: CallContextImpl, started: number): Promise<T> {
     const { callDeadlineMs } = this.options;
     return new Promise<T>((resolve, reject) => {
       const deadline = deadlineIn(
@@ -359,7 +359,7 @@ export class Dispatcher {
   }
 
   /** @internal */
-  toErrorObject(err: unknown, scope: CallScope, method: string): RpcErrorObject {
+  toErrorObject(err: unknown, scope: MessageScope, method: string): RpcErrorObject {
     if (err instanceof RpcError) return err.toJSON();
     if (err instanceof ResultMismatch) {
       scope.log.error(
@@ -380,7 +380,7 @@ export class Dispatcher {
    * @internal
    */
   finish(
-    scope: CallScope,
+    scope: MessageScope,
     method: string,
     code: number,
     durationMs: number,
@@ -408,7 +408,7 @@ export class Dispatcher {
 }
 
 interface FinishedCall {
-  readonly scope: CallScope;
+  readonly scope: MessageScope;
   readonly method: string;
   readonly code: number;
   readonly durationMs: number;
@@ -429,13 +429,13 @@ class CallAnswer {
   private readonly name: string;
   private found: CompiledMethod | undefined;
   /** The call's context once made: it knows which upstreams answered. */
-  ctx: Call | undefined;
+  ctx: CallContextImpl | undefined;
 
   constructor(
     private readonly dispatcher: Dispatcher,
     call: JsonrpcRequest,
     private readonly policy: DispatchPolicy,
-    private readonly scope: CallScope,
+    private readonly scope: MessageScope,
     exactIds: ExactIds | undefined,
     private readonly started: number,
     private readonly span: CallSpan | undefined,

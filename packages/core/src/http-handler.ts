@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { refusalData, type Admission, type Verdict } from './admission.js';
 import type { KeyAccount } from './api-keys.js';
 import type { CallOrigin } from './call-context.js';
-import type { CallScope, GoneFollowers } from './call.js';
+import type { MessageScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
 import type { DispatchPolicy, Dispatcher } from './dispatcher.js';
 import type { EnvelopeStyle } from './envelope.js';
@@ -135,7 +135,7 @@ export class HttpHandler {
     if (contentType === undefined || !JSON_TYPE.test(contentType)) {
       return this.fail('UNSUPPORTED_MEDIA_TYPE', headers, 'Content-Type must be application/json');
     }
-    const scope = new RequestScope(ex, requestId, this.log);
+    const scope = new HttpMessageScope(ex, requestId, this.log);
     if (context === undefined) return this.read(ex, target, headers, scope, client);
     // The host's context, once for every call of the request; made after admission, so
     // refused requests cost the host nothing.
@@ -161,7 +161,7 @@ export class HttpHandler {
     ex: HttpExchange,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: RequestScope,
+    scope: HttpMessageScope,
     client: Payer,
   ): HttpReply | Promise<HttpReply> {
     if (ex.parsedBody !== undefined) return this.answerBody(ex, target, headers, scope, client, undefined);
@@ -174,7 +174,7 @@ export class HttpHandler {
     ex: HttpExchange,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: RequestScope,
+    scope: HttpMessageScope,
     client: Payer,
     text: BodyText | undefined,
   ): HttpReply | Promise<HttpReply> {
@@ -204,7 +204,7 @@ export class HttpHandler {
     body: unknown,
     target: DispatchTarget,
     headers: Record<string, string>,
-    scope: RequestScope,
+    scope: HttpMessageScope,
     exactIds: ExactIds | undefined,
   ): HttpReply | Promise<HttpReply> {
     const answer = this.dispatcher.dispatch(body, target.policy, scope, exactIds);
@@ -250,7 +250,7 @@ export class HttpHandler {
   private refuseBody(
     why: Exclude<BodyText, string | typeof CLIENT_GONE>,
     headers: Record<string, string>,
-    scope: CallScope,
+    scope: MessageScope,
   ): HttpReply {
     if (why === HOST_BODY_UNPARSABLE) return json(200, headers, this.dispatcher.unparsable(scope));
     if (why === BODY_CONSUMED) {
@@ -295,7 +295,7 @@ const BODY_CONSUMED_DATA =
  * listener on the response however many calls a batch holds, made on first use. A class,
  * not an object literal with a getter, which V8 builds on a slow path per request.
  */
-class RequestScope implements CallScope, GoneFollowers {
+class HttpMessageScope implements MessageScope, GoneFollowers {
   readonly origin: CallOrigin;
   /** The host's context, set once made (before any call runs). */
   host: unknown = undefined;

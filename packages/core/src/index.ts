@@ -1,5 +1,6 @@
-// The public surface: what embedders and plugin authors use. What the sibling packages
-// share beyond it is in ./internal.ts (`@rollup-router/core/internal`).
+// The public surface: what embedders and plugin authors use (docs/writing-a-plugin.md lists
+// what a plugin author's own code needs). ./internal.ts holds what only the reference
+// server shares with core, and is no API.
 export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './call-context.js';
@@ -15,7 +16,7 @@ export {
   type JsonRpcReplyProblem,
 } from './jsonrpc-client.js';
 export type { UpstreamCallObserver, UpstreamCallOutcome } from './upstream-call.js';
-export { MissingPackageError } from './optional-package.js';
+export { loadOptionalPackage, MissingPackageError } from './optional-package.js';
 export {
   AddressGuard,
   AddressRefusedError,
@@ -41,6 +42,7 @@ export {
   createRpc,
   Rpc,
   type ContextFunction,
+  type DispatchOptions,
   type DispatchScope,
   type HostRequest,
   type RpcOptions,
@@ -97,3 +99,8 @@ export {
   type ProviderState,
 } from './provider-set.js';
 export { elementTexts, memberText, resultText } from './result-text.js';
+// The plugin kit: what our plugins use and any plugin author may (docs/writing-a-plugin.md).
+export { noParamsSchema } from './generated/schemas.js';
+export { inSchemaOrder } from './schema-order.js';
+export { OutageLog } from './outage-log.js';
+export { redactUrl } from './redact-url.js';

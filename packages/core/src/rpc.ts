@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Admission, refusalData, type KeyCharge, type Refusal } from './admission.js';
 import { ApiKeys, type KeyAccount } from './api-keys.js';
-import type { CallScope } from './call.js';
+import type { MessageScope } from './call.js';
 import { CallLog } from './call-log.js';
 import type { CallOrigin } from './call-context.js';
 import { Cors } from './cors.js';
@@ -319,49 +319,49 @@ export class Rpc<C = undefined> {
    * the text of a call or a batch in, the response text out (undefined when nothing is
    * owed). The root endpoint's rules apply (strict envelope, any method). Every message
    * is admitted before it is parsed (admission.ts): after drain() its calls are refused
-   * with -32053; with `scope.rateLimitKey` and rate limits configured, it costs a point of
+   * with -32053; with `options.rateLimitKey` and rate limits configured, it costs a point of
    * that address's budget whatever its body, then what its calls cost (perMethod; -32051
-   * past it); `scope.apiKey` with a budget of its own pays instead. A refused
+   * past it); `options.apiKey` with a budget of its own pays instead. A refused
    * message of notifications only gets no answer. The connection-level rules (API keys,
    * origins) are the transport's, checked once per connection (see `access`). Never rejects.
    */
-  async dispatch(body: string, scope: DispatchScope<C> = {}): Promise<string | undefined> {
+  async dispatch(body: string, options: DispatchOptions<C> = {}): Promise<string | undefined> {
     if (!this.running) await this.startedForCalls();
-    const callScope: CallScope = {
-      requestId: scope.requestId ?? randomUUID(),
-      origin: scope.origin ?? { remoteAddress: undefined, headers: {} },
+    const messageScope: MessageScope = {
+      requestId: options.requestId ?? randomUUID(),
+      origin: options.origin ?? { remoteAddress: undefined, headers: {} },
       log: this.logger,
-      clientGone: scope.signal,
-      session: scope.session,
-      host: scope.context,
+      clientGone: options.signal,
+      session: options.session,
+      host: options.context,
     };
     const { admission } = this.access;
-    const client = scope.rateLimitKey;
-    const key = scope.apiKey;
+    const client = options.rateLimitKey;
+    const key = options.apiKey;
     const admitted = admission.admitMessage(client, key);
     const refused = admitted instanceof Promise ? await admitted : admitted;
     const parsed = parseBody(body);
     if (refused !== undefined) {
       // Unread, its ids are unknown: one refusal with id null, as over HTTP.
-      if (!parsed.ok) return this.refuse(refused, callScope);
-      return this.refuseEach(parsed.value, refused, callScope, parsed.exactIds);
+      if (!parsed.ok) return this.refuse(refused, messageScope);
+      return this.refuseEach(parsed.value, refused, messageScope, parsed.exactIds);
     }
-    if (!parsed.ok) return this.dispatcher.unparsable(callScope);
+    if (!parsed.ok) return this.dispatcher.unparsable(messageScope);
     const charged = admission.chargeCalls(client, key, parsed.value);
     const overBudget = charged instanceof Promise ? await charged : charged;
     if (overBudget !== undefined)
-      return this.refuseEach(parsed.value, overBudget, callScope, parsed.exactIds);
-    return this.dispatcher.dispatch(parsed.value, ROOT, callScope, parsed.exactIds);
+      return this.refuseEach(parsed.value, overBudget, messageScope, parsed.exactIds);
+    return this.dispatcher.dispatch(parsed.value, ROOT, messageScope, parsed.exactIds);
   }
 
-  private refuse(refusal: Refusal, scope: CallScope): string {
+  private refuse(refusal: Refusal, scope: MessageScope): string {
     return this.dispatcher.refuse(scope, HttpRefusal[refusal.why].code, refusalData(refusal));
   }
 
   private refuseEach(
     body: unknown,
     refusal: Refusal,
-    scope: CallScope,
+    scope: MessageScope,
     exactIds: ExactIds | undefined,
   ): string | undefined {
     return this.dispatcher.refuseEach(
@@ -414,7 +414,7 @@ export class Rpc<C = undefined> {
 }
 
 /** What a transport tells `rpc.dispatch` about the message it carries. */
-export interface DispatchScope<C = unknown> {
+export interface DispatchOptions<C = unknown> {
   /** Goes into every log line of the message's calls. Default: a fresh UUID. */
   readonly requestId?: string;
   readonly origin?: CallOrigin;
@@ -429,6 +429,9 @@ export interface DispatchScope<C = unknown> {
   /** The host's context of the message (`ctx.host`), made by the transport. */
   readonly context?: C;
 }
+
+/** @deprecated Renamed DispatchOptions (one name per thing: a call's context is its CallContext); this alias goes in the next release. */
+export type DispatchScope<C = unknown> = DispatchOptions<C>;
 
 /** The host's request a `context` function reads: an HTTP request, or a WebSocket upgrade. */
 export type HostRequest =

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { JsonRpcClient } from '../src/index.js';
-import { redactUrl } from '../src/internal.js';
+import { redactUrl } from '../src/redact-url.js';
 import { listen, type Listening } from '@rollup-router/test-support/http';
 
 interface Node extends Listening {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { type Schema } from '@rollup-router/core';
-import { inSchemaOrder } from '@rollup-router/core/internal';
+import { inSchemaOrder, type Schema } from '@rollup-router/core';
 
 describe('inSchemaOrder: the wire order is the schema order', () => {
   const schema: Schema = {

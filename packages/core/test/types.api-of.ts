@@ -5,7 +5,10 @@ import {
   defineMethod,
   defineMethodFromSchemas,
   definePlugin,
+  defineSubscription,
   type AnyMethodDefinition,
+  type AnySubscriptionDefinition,
+  type SubscriptionSink,
 } from '@rollup-router/core';
 import { createClient, type ApiOf } from '@rollup-router/core/client';
 
@@ -30,8 +33,38 @@ const getNames = defineMethod<undefined, string[], unknown, 'getNames'>({
 // A method whose name is only `string` (built at run time) cannot be keyed: it is left out.
 const dynamic: AnyMethodDefinition = { name: `dyn${Date.now()}`, handler: () => 1 };
 
-const mathPlugin = definePlugin({ name: 'math', methods: [mySum, echo] });
-export const plugins = [mathPlugin, definePlugin({ name: 'names', methods: [getNames, dynamic] })] as const;
+// Subscriptions: types inferred from `start`, or stated with the subscribe method passed fourth.
+const ticks = defineSubscription({
+  subscribe: 'tickSubscribe',
+  unsubscribe: 'tickUnsubscribe',
+  notification: 'tickNotification',
+  start: ({ everyMs }: { everyMs: number }, sink: SubscriptionSink<{ tick: number }>) => {
+    const timer = setInterval(() => sink.notify({ tick: Date.now() }), everyMs);
+    return () => clearInterval(timer);
+  },
+});
+const names = defineSubscription<[prefix: string], string, unknown, 'nameSubscribe'>({
+  subscribe: 'nameSubscribe',
+  unsubscribe: 'nameUnsubscribe',
+  notification: 'nameNotification',
+  start: ([prefix], sink) => {
+    sink.notify(`${prefix}-a`);
+    return () => undefined;
+  },
+});
+// One whose subscribe method is only `string` cannot be keyed: it is left out.
+const dynamicSubscription: AnySubscriptionDefinition = {
+  subscribe: `dyn${Date.now()}Subscribe`,
+  unsubscribe: 'dynUnsubscribe',
+  notification: 'dynNotification',
+  start: () => () => undefined,
+};
+
+const mathPlugin = definePlugin({ name: 'math', methods: [mySum, echo], subscriptions: [ticks] });
+export const plugins = [
+  mathPlugin,
+  definePlugin({ name: 'names', methods: [getNames, dynamic], subscriptions: [names, dynamicSubscription] }),
+] as const;
 export const rpc = createRpc({ plugins, methods: [echo] });
 
 /** What the server exports for its clients: one line, no map. */
@@ -53,6 +86,35 @@ export async function uses(): Promise<void> {
   // @ts-expect-error: no such method (and no index signature from the method named only string)
   await client.myProduct({ a: 1 });
   void [sum, length, names, wrong];
+}
+
+// Subscriptions are typed by the same Api: no hand-written subscription map.
+export async function subscribes(): Promise<void> {
+  const ws = createClient<Api>('ws://127.0.0.1/rpc/');
+  const tickStream = await ws.$subscribe('tickSubscribe', { everyMs: 10 });
+  for await (const { tick } of tickStream) {
+    const at: number = tick;
+    void at;
+  }
+  const nameStream = await ws.$subscribe('nameSubscribe', ['x']);
+  for await (const name of nameStream) {
+    const text: string = name;
+    // @ts-expect-error: a nameNotification's result is a string, not a number
+    const wrongResult: number = name;
+    void [text, wrongResult];
+  }
+  // @ts-expect-error: everyMs must be a number
+  await ws.$subscribe('tickSubscribe', { everyMs: '10' });
+  // @ts-expect-error: nameSubscribe takes [string]
+  await ws.$subscribe('nameSubscribe', [1]);
+  // @ts-expect-error: no such subscription (and none from the one named only string)
+  await ws.$subscribe('blockSubscribe');
+  // @ts-expect-error: a subscription is no method of the client
+  await ws.tickSubscribe({ everyMs: 10 });
+  // A hand-written map still adds subscriptions beside the API's.
+  const both = createClient<Api, { otherSubscribe: typeof ticks }>('ws://127.0.0.1/rpc/');
+  await both.$subscribe('otherSubscribe', { everyMs: 1 });
+  await both.$subscribe('tickSubscribe', { everyMs: 1 });
 }
 
 // One plugin, one method, or a list mixing both are APIs too.

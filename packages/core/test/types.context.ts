@@ -9,6 +9,8 @@ import {
   defineMethodFromSchemas,
   definePlugin,
   type CallContext,
+  type DispatchOptions,
+  type DispatchScope,
   type HostRequest,
 } from '@rollup-router/core';
 import { expressRpc } from '@rollup-router/core/express';
@@ -82,5 +84,9 @@ expressRpc(rpc, { context: () => ({ user: 'x' }) });
 void rpc.dispatch('{}', { context: { userId: 'u' } });
 // @ts-expect-error: wrong context type for dispatch
 void rpc.dispatch('{}', { context: { userId: 2 } });
+// Its options' type by name; DispatchScope, its old name, stays one release as a deprecated alias.
+const dispatchOptions: DispatchOptions<AppContext> = { requestId: 'r1', context: { userId: 'u' } };
+const oldName: DispatchScope<AppContext> = dispatchOptions;
+void rpc.dispatch('{}', oldName);
 
 void express;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { basicAuthorization, redactUrl, withoutCredentials } from '../src/internal.js';
+import { redactUrl } from '../src/redact-url.js';
+import { basicAuthorization, withoutCredentials } from '../src/url-credentials.js';
 
 const basic = (credentials: string): string => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 

@@ -10,7 +10,7 @@ import { ProgramDelegations } from './delegation/program-delegations.js';
 import { ProgramErLookup } from './delegation/program-ers.js';
 import { SharedDelegations } from './delegation/shared-delegations.js';
 import { DelegationError } from './errors.js';
-import { standardMethods, type ForwardingParts } from './methods/forwarded-methods.js';
+import { standardMethods, type ForwardingParts, type StandardMethod } from './methods/forwarded-methods.js';
 import { getBlockhashForAccountsMethod } from './methods/get-blockhash-for-accounts.js';
 import { getDelegationStatusMethod } from './methods/get-delegation-status.js';
 import { getIdentityMethod } from './methods/get-identity.js';
@@ -22,7 +22,7 @@ import {
 } from './options.js';
 import { Routing } from './routing.js';
 import { PubsubRelay } from './subscriptions/pubsub-relay.js';
-import { relayedSubscriptions } from './subscriptions/relayed-subscriptions.js';
+import { relayedSubscriptions, type RelayedSubscription } from './subscriptions/relayed-subscriptions.js';
 import { LookupTables } from './transaction/lookup-tables.js';
 import { ErDirectory } from './upstream/er-directory.js';
 import { Origins } from './upstream/origins.js';
@@ -38,6 +38,15 @@ import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface DelegationRouterPlugin extends Plugin {
   readonly name: 'delegation-router';
+  /** Named by their literal types: `ApiOf<typeof plugin>` includes each method and subscription the router serves. */
+  readonly methods: readonly [
+    ReturnType<typeof getBlockhashForAccountsMethod>,
+    ReturnType<typeof getIdentityMethod>,
+    ReturnType<typeof getDelegationStatusMethod>,
+    ReturnType<typeof sendTransactionMethod>,
+    ...StandardMethod[],
+  ];
+  readonly subscriptions: readonly RelayedSubscription[];
   readonly options: ResolvedDelegationRouterOptions['json'];
   /** Routing by delegation: the delegation source, the ERs, the base chain. */
   readonly routing: Routing;

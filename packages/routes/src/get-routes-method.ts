@@ -7,8 +7,10 @@ import type { RouteEntry } from './generated/schemas.js';
  * getRoutes: the available nodes, straight from the registry's snapshot, already
  * serialized. Nothing here waits on a node, a file or a probe.
  */
-export function getRoutesMethod(registry: RouteRegistry): MethodDefinition<RoutesParams, RouteEntry[]> {
-  return defineMethod<RoutesParams, RouteEntry[]>({
+export function getRoutesMethod(
+  registry: RouteRegistry,
+): MethodDefinition<RoutesParams, RouteEntry[], unknown, 'getRoutes'> {
+  return defineMethod<RoutesParams, RouteEntry[], unknown, 'getRoutes'>({
     name: 'getRoutes',
     summary: 'Lists the available ephemeral rollup nodes.',
     description:

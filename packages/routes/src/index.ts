@@ -25,5 +25,5 @@ export {
   type ErRecordV0,
   type ErStatus,
 } from './chain/er-record-codec.js';
-export { deriveWsUrl } from '@rollup-router/core/internal';
+export { deriveWsUrl } from '@rollup-router/solana';
 export type { ChainRecordsReport } from './chain/chain-route-source.js';

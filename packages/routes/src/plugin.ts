@@ -4,6 +4,8 @@ import { RouteRegistry, type RoutesOptions } from './registry.js';
 import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface RoutesPlugin extends Plugin {
+  /** Its one method, named by its literal type: `ApiOf<typeof plugin>` includes getRoutes. */
+  readonly methods: readonly [ReturnType<typeof getRoutesMethod>];
   /** The node registry: available nodes, health, reload(), change and probe observers. */
   readonly registry: RouteRegistry;
 }

@@ -1,13 +1,13 @@
 import {
   AddressGuard,
   emitGuarded,
+  inSchemaOrder,
   RawJson,
   validateOptions,
   type PluginContext,
   type ProviderState,
   type Schema,
 } from '@rollup-router/core';
-import { inSchemaOrder } from '@rollup-router/core/internal';
 import { duplicateIssues, RouteListCheck } from './check-route-list.js';
 import {
   routeEntrySchema,

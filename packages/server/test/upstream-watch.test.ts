@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { redactUrl } from '@rollup-router/core/internal';
+import { redactUrl } from '@rollup-router/core';
 import { readinessReport } from '../src/readiness/readiness.js';
 import { UpstreamWatch } from '../src/readiness/upstream-watch.js';
 

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError } from '@rollup-router/core';
-import { textKey } from '@rollup-router/core/internal';
+import { textKey } from '@rollup-router/solana';
 import type { SignatureStatus } from './status.js';
 import type { UpstreamContext } from './answer-context.js';
 import type { UpstreamAnswer } from './upstream/fan-out.js';

@@ -34,8 +34,13 @@ class CallLookupOptions implements LookupOptions {
 /** getSignatureStatuses with Solana's semantics, answered by `lookup`. */
 export function getSignatureStatusesMethod(
   lookup: Lookup,
-): MethodDefinition<GetSignatureStatusesParams, GetSignatureStatusesResult> {
-  return defineMethod<GetSignatureStatusesParams, GetSignatureStatusesResult>({
+): MethodDefinition<GetSignatureStatusesParams, GetSignatureStatusesResult, unknown, 'getSignatureStatuses'> {
+  return defineMethod<
+    GetSignatureStatusesParams,
+    GetSignatureStatusesResult,
+    unknown,
+    'getSignatureStatuses'
+  >({
     name: 'getSignatureStatuses',
     summary: 'Returns the confirmation status of each signature.',
     description:

@@ -25,6 +25,9 @@ import { SOLANA_CLIENT_HEADER, solanaWireErrors } from '@rollup-router/solana';
 
 export interface SignatureStatusesPlugin extends Plugin {
   readonly name: 'signature-statuses';
+  /** Named by their literal types: `ApiOf<typeof plugin>` includes getSignatureStatuses and signatureSubscribe. */
+  readonly methods: readonly [ReturnType<typeof getSignatureStatusesMethod>];
+  readonly subscriptions: readonly [ReturnType<typeof signatureSubscription>];
   /** The options after validation, defaults filled. */
   readonly options: ResolvedOptions;
   /**

@@ -22,8 +22,8 @@ const NOTIFICATION_RESULT = {
  */
 export function signatureSubscription(
   watch: SignatureWatch,
-): SubscriptionDefinition<SignatureSubscribeParams, SignatureNotification> {
-  return defineSubscription<SignatureSubscribeParams, SignatureNotification>({
+): SubscriptionDefinition<SignatureSubscribeParams, SignatureNotification, unknown, 'signatureSubscribe'> {
+  return defineSubscription<SignatureSubscribeParams, SignatureNotification, unknown, 'signatureSubscribe'>({
     subscribe: 'signatureSubscribe',
     unsubscribe: 'signatureUnsubscribe',
     unknownIdMessage: AGAVE_INVALID_SUBSCRIPTION_ID,

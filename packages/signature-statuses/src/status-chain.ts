@@ -1,5 +1,5 @@
 import { type PluginContext } from '@rollup-router/core';
-import { textKey } from '@rollup-router/core/internal';
+import { textKey } from '@rollup-router/solana';
 import { AnswerContext, type UpstreamContext } from './answer-context.js';
 import { Coalescer } from './coalescer.js';
 import type { StatusEvents } from './events.js';

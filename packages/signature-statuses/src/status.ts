@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { inSchemaOrder } from '@rollup-router/core/internal';
+import { inSchemaOrder } from '@rollup-router/core';
 import { COMMITMENT_RANK } from '@rollup-router/solana';
 import { signatureStatusSchema, type SignatureStatus } from './generated/schemas.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadOptionalPackage } from '@rollup-router/core/internal';
+import { loadOptionalPackage } from '@rollup-router/core';
 // Only in private members and bodies: the declarations name no type of this optional peer.
 import type Database from 'better-sqlite3';
 import { SignatureBloom } from './signature-bloom.js';

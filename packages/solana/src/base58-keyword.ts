@@ -1,5 +1,5 @@
 import { addSchemaKeyword } from '@rollup-router/core';
-import { textKey } from '@rollup-router/core/internal';
+import { textKey } from './text-key.js';
 import { _, type CodeKeywordDefinition, type KeywordCxt } from 'ajv/dist/2020.js';
 import { base58Check, type Base58Failure } from './base58.js';
 

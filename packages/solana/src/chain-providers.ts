@@ -4,7 +4,7 @@ import {
   type Provider,
   type ProviderSetOptions,
 } from '@rollup-router/core';
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import { deriveWsUrl } from './ws-url.js';
 import type { Commitment } from './commitment.js';
 import type { ChainProvider } from './generated/schemas.js';
 

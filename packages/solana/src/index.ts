@@ -13,3 +13,5 @@ export {
 } from './chain-providers.js';
 export type { ChainProvider } from './generated/schemas.js';
 export { SOLANA_CLIENT_CODES, solanaWireErrors } from './wire-errors.js';
+export { deriveWsUrl } from './ws-url.js';
+export { textKey } from './text-key.js';

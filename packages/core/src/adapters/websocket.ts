@@ -101,7 +101,7 @@ export class WebSocketTransport<C = unknown> {
       const client = { address: clientKey, key };
       if (this.context === undefined) return this.upgrade(req, socket, head, client, undefined as C);
       // The host's context, once per connection, from the upgrade request alone.
-      const denied = (err: unknown): void => {
+      const refuseUpgrade = (err: unknown): void => {
         if (!(err instanceof RpcError)) this.rpc.logger.error({ err }, 'websocket context failed');
         const error = err instanceof RpcError ? err : RpcError.of(HttpRefusal.UNCAUGHT.code);
         if (!socket.destroyed)
@@ -111,9 +111,10 @@ export class WebSocketTransport<C = unknown> {
       try {
         made = this.context(req);
       } catch (err) {
-        return denied(err);
+        return refuseUpgrade(err);
       }
-      if (made instanceof Promise) made.then((host) => this.upgrade(req, socket, head, client, host), denied);
+      if (made instanceof Promise)
+        made.then((host) => this.upgrade(req, socket, head, client, host), refuseUpgrade);
       else this.upgrade(req, socket, head, client, made);
     };
     if (verdict instanceof Promise) verdict.then(decide).catch(() => socket.destroy());

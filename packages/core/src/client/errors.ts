@@ -1,10 +1,17 @@
 import { ErrorCode } from '../codes.js';
 
 /**
+ * The server's wire error policy, by its name (`WireErrorPolicy.name`): where the client reads
+ * an error's cause. `'solana'`: a code Solana's clients do not know came as -32603 with the
+ * cause in `data.code` (docs/wire-errors.md), and a code sent as itself is its own cause.
+ * `'json-rpc'`: every code came as it is, so a -32603 is a -32603 whatever its data holds.
+ */
+export type WireErrorsName = 'json-rpc' | 'solana';
+
+/**
  * The server answered the call with a JSON-RPC error. `code` and `data` are the wire's;
- * `causeCode` is the service's own code: a service with Solana's wire policy sends a code
- * Solana's clients do not know as -32603 with the cause in `data.code` (docs/error-codes.md),
- * so it is that, else `code` (a plain JSON-RPC service sends its codes as they are).
+ * `causeCode` is the service's own code, read by the server's wire error policy
+ * (`wireErrors`, the client's option; Solana's by default).
  */
 export class RpcCallError extends Error {
   readonly causeCode: number;
@@ -14,12 +21,18 @@ export class RpcCallError extends Error {
     readonly code: number,
     message: string,
     readonly data: unknown,
+    wireErrors: WireErrorsName = 'solana',
   ) {
     super(message);
     this.name = 'RpcCallError';
-    const inData = (data as { code?: unknown } | null | undefined)?.code;
-    this.causeCode = code === ErrorCode.INTERNAL_ERROR && typeof inData === 'number' ? inData : code;
+    this.causeCode = wireErrors === 'solana' ? solanaCause(code, data) : code;
   }
+}
+
+/** The cause of an error Solana's wire policy wrote: a -32603's `data.code` when it has one. */
+function solanaCause(code: number, data: unknown): number {
+  const inData = (data as { code?: unknown } | null | undefined)?.code;
+  return code === ErrorCode.INTERNAL_ERROR && typeof inData === 'number' ? inData : code;
 }
 
 /** Why no answer came: the deadline passed, the caller aborted, no connection, or a reply that is not JSON-RPC. */

@@ -1,6 +1,6 @@
 import { JsonRpcClient, type JsonRpcBatchCall, type JsonRpcNoAnswer } from '../jsonrpc-client.js';
 import type { JsonrpcResponse } from '../generated/schemas.js';
-import { RpcCallError, RpcNoAnswerError } from './errors.js';
+import { RpcCallError, RpcNoAnswerError, type WireErrorsName } from './errors.js';
 import type { CallOptions, Link, LinkCall, Settled } from './link.js';
 
 type Options = Required<Pick<CallOptions, 'timeoutMs'>> & CallOptions;
@@ -13,6 +13,7 @@ export class HttpLink implements Link {
   constructor(
     private readonly url: string,
     headers: Readonly<Record<string, string>> | undefined,
+    private readonly wireErrors: WireErrorsName,
   ) {
     this.client = new JsonRpcClient({ headers });
   }
@@ -20,16 +21,16 @@ export class HttpLink implements Link {
   async call({ method, params }: LinkCall, options: Options): Promise<unknown> {
     const outcome = await this.client.call(this.url, { method, params, ...options });
     if (outcome.kind !== 'reply') throw noAnswer(method, outcome);
-    return resultOf(method, outcome.reply);
+    return resultOf(method, outcome.reply, this.wireErrors);
   }
 
   async batch(calls: readonly LinkCall[], options: Options): Promise<Settled<unknown>[]> {
     const sent: JsonRpcBatchCall[] = calls.map((c) => ({ ...c, id: this.nextId++ }));
     const outcome = await this.client.batch(this.url, sent, options);
     const label = `batch of ${calls.length}`;
-    if (outcome.kind === 'reply') resultOf(label, outcome.reply); // the whole batch refused: throws
+    if (outcome.kind === 'reply') resultOf(label, outcome.reply, this.wireErrors); // the whole batch refused: throws
     if (outcome.kind !== 'replies') throw noAnswer(label, outcome as JsonRpcNoAnswer);
-    return settle(sent, outcome.replies);
+    return settle(sent, outcome.replies, this.wireErrors);
   }
 
   subscribe({ method }: LinkCall): Promise<number> {
@@ -53,10 +54,10 @@ function noAnswer(method: string, outcome: { kind: string; detail: string }): Rp
   return new RpcNoAnswerError(method, kind, outcome.detail);
 }
 
-/** A response's result, or its error thrown as RpcCallError. */
-export function resultOf(method: string, reply: JsonrpcResponse): unknown {
+/** A response's result, or its error thrown as RpcCallError, its cause read by the server's `wireErrors`. */
+export function resultOf(method: string, reply: JsonrpcResponse, wireErrors: WireErrorsName): unknown {
   const { error } = reply as { error?: { code: number; message: string; data?: unknown } | null };
-  if (error != null) throw new RpcCallError(method, error.code, error.message, error.data);
+  if (error != null) throw new RpcCallError(method, error.code, error.message, error.data, wireErrors);
   return (reply as { result?: unknown }).result;
 }
 
@@ -64,13 +65,14 @@ export function resultOf(method: string, reply: JsonrpcResponse): unknown {
 export function settle(
   sent: readonly { method: string; id: number }[],
   replies: readonly JsonrpcResponse[],
+  wireErrors: WireErrorsName,
 ): Settled<unknown>[] {
   const byId = new Map(replies.map((r) => [(r as { id?: unknown }).id, r]));
   return sent.map(({ method, id }) => {
     const reply = byId.get(id);
     if (reply === undefined) throw new RpcNoAnswerError(method, 'bad_reply', `no response for id ${id}`);
     try {
-      return { ok: true, result: resultOf(method, reply) };
+      return { ok: true, result: resultOf(method, reply, wireErrors) };
     } catch (error) {
       return { ok: false, error: error as RpcCallError };
     }

@@ -2,6 +2,7 @@
 // no pino, no Ajv beyond the response check): what an embedder's callers import.
 export {
   createClient,
+  type ApiMap,
   type BatchBuilder,
   type BatchCall,
   type Client,
@@ -14,5 +15,5 @@ export {
   type SubscriptionMap,
 } from './typed-client.js';
 export type { ApiOf } from './api-of.js';
-export { RpcCallError, RpcNoAnswerError, type NoAnswerKind } from './errors.js';
+export { RpcCallError, RpcNoAnswerError, type NoAnswerKind, type WireErrorsName } from './errors.js';
 export type { CallOptions, Settled } from './link.js';

@@ -1,7 +1,7 @@
 import type { MethodDefinition } from '../method.js';
 import type { RawJson } from '../raw-json.js';
 import type { SubscriptionDefinition } from '../subscriptions/definition.js';
-import { RpcNoAnswerError } from './errors.js';
+import { RpcNoAnswerError, type WireErrorsName } from './errors.js';
 import { HttpLink } from './http-link.js';
 import type { CallOptions, Link, LinkCall, Settled } from './link.js';
 import { WebSocketLink } from './websocket-link.js';
@@ -13,6 +13,23 @@ import { WebSocketLink } from './websocket-link.js';
 export type MethodMap = Readonly<Record<string, MethodDefinition<never, unknown, never>>>;
 /** The subscriptions a client opens, by subscribe method name (WebSocket only). */
 export type SubscriptionMap = Readonly<Record<string, SubscriptionDefinition<never, unknown, never>>>;
+/**
+ * What a client is typed by: the server's methods and subscriptions by name, as `ApiOf` infers
+ * them (a MethodMap, with no subscriptions, is one too).
+ */
+export type ApiMap = Readonly<
+  Record<string, MethodDefinition<never, unknown, never> | SubscriptionDefinition<never, unknown, never>>
+>;
+/** The names in `A` of its methods. */
+type MethodNames<A> = {
+  [K in keyof A & string]: A[K] extends MethodDefinition<never, unknown, never> ? K : never;
+}[keyof A & string];
+/** The names in `A` of its subscriptions (their subscribe methods). */
+type SubscriptionNames<A> = {
+  [K in keyof A & string]: A[K] extends SubscriptionDefinition<never, unknown, never> ? K : never;
+}[keyof A & string];
+/** The subscription a client opens by `K`: from the hand-written map `S` first, else from the API `A`. */
+type SubscriptionOf<A, S, K> = K extends keyof S ? S[K] : K extends keyof A ? A[K] : never;
 
 /** A method's params type, from its definition. */
 export type ParamsOf<D> = D extends { readonly handler: (params: infer P, ...rest: never[]) => unknown }
@@ -39,9 +56,12 @@ export interface BatchCall<R> extends LinkCall {
   readonly resultType?: R;
 }
 
-/** The client: one method per server method, typed by its definition, and the `$` operations. */
-export type Client<M extends MethodMap, S extends SubscriptionMap = Record<never, never>> = {
-  readonly [K in keyof M & string]: (...args: Args<ParamsOf<M[K]>, CallOptions>) => Promise<ResultOf<M[K]>>;
+/**
+ * The client: one method per server method, typed by its definition, and the `$` operations;
+ * `$subscribe` opens the API's subscriptions and those of `S` (a hand-written map).
+ */
+export type Client<M extends ApiMap, S extends SubscriptionMap = Record<never, never>> = {
+  readonly [K in MethodNames<M>]: (...args: Args<ParamsOf<M[K]>, CallOptions>) => Promise<ResultOf<M[K]>>;
 } & {
   /**
    * Sends calls as one JSON-RPC batch (one HTTP request, one WebSocket message): each
@@ -59,16 +79,16 @@ export type Client<M extends MethodMap, S extends SubscriptionMap = Record<never
    * with the close code and reason once the notifications already received are read;
    * `$close()` ends it quietly.
    */
-  readonly $subscribe: <K extends keyof S & string>(
+  readonly $subscribe: <K extends (keyof S & string) | SubscriptionNames<M>>(
     subscribe: K,
-    ...args: Args<SubscribeParamsOf<S[K]>, SubscribeOptions>
-  ) => Promise<Subscription<NotificationOf<S[K]>>>;
+    ...args: Args<SubscribeParamsOf<SubscriptionOf<M, S, K>>, SubscribeOptions>
+  ) => Promise<Subscription<NotificationOf<SubscriptionOf<M, S, K>>>>;
   /** Closes the connections (the WebSocket, the HTTP pool). */
   readonly $close: () => Promise<void>;
 };
 
-export type BatchBuilder<M extends MethodMap> = {
-  readonly [K in keyof M & string]: (...args: Args<ParamsOf<M[K]>, never>) => BatchCall<ResultOf<M[K]>>;
+export type BatchBuilder<M extends ApiMap> = {
+  readonly [K in MethodNames<M>]: (...args: Args<ParamsOf<M[K]>, never>) => BatchCall<ResultOf<M[K]>>;
 };
 
 export interface SubscribeOptions extends CallOptions {
@@ -88,6 +108,13 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
   /** Headers of every HTTP request, and of the WebSocket upgrade (e.g. `authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The server's wire error policy, by name, which says where `RpcCallError.causeCode` is read:
+   * `'json-rpc'` for a service that sends plain JSON-RPC 2.0 codes (one with none of the Solana
+   * plugins), where a -32603 is a -32603 whatever its `data` holds; `'solana'` (the default)
+   * for one that sends Solana's, where a -32603's `data.code` is the cause.
+   */
+  readonly wireErrors?: WireErrorsName;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -95,17 +122,18 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /**
  * A typed JSON-RPC client: `createClient<Api>('http://host/rpc')` calls over HTTP,
  * `createClient<Api>('ws://host/rpc/')` over one WebSocket (opened on first use). `Api` is
- * the server's method definitions by name, so params and results are typed from them.
+ * the server's method and subscription definitions by name (`ApiOf<typeof plugins>`), so
+ * params, results and notifications are typed from them.
  * A JSON-RPC error rejects with RpcCallError (code, data, and the router's `causeCode`); no
  * answer (deadline, abort, connection) with RpcNoAnswerError.
  */
-export function createClient<M extends MethodMap, S extends SubscriptionMap = Record<never, never>>(
+export function createClient<M extends ApiMap, S extends SubscriptionMap = Record<never, never>>(
   url: string,
   options: ClientOptions = {},
 ): Client<M, S> {
   const link: Link = /^wss?:/i.test(url)
-    ? new WebSocketLink(url, options.headers)
-    : new HttpLink(url, options.headers);
+    ? new WebSocketLink(url, options.headers, options.wireErrors ?? 'solana')
+    : new HttpLink(url, options.headers, options.wireErrors ?? 'solana');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const withDeadline = (o: CallOptions | undefined) => ({ ...o, timeoutMs: o?.timeoutMs ?? timeoutMs });
   const builder = new Proxy({} as BatchBuilder<M>, {

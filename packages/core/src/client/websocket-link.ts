@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { JsonrpcResponse } from '../generated/schemas.js';
-import { RpcNoAnswerError } from './errors.js';
+import { RpcNoAnswerError, type WireErrorsName } from './errors.js';
 import { resultOf, settle } from './http-link.js';
 import type { CallOptions, Link, LinkCall, Settled, SubscriptionListener } from './link.js';
 
@@ -39,6 +39,7 @@ export class WebSocketLink implements Link {
   constructor(
     private readonly url: string,
     private readonly headers: Readonly<Record<string, string>> | undefined,
+    private readonly wireErrors: WireErrorsName,
   ) {
     this.WebSocket = loadOptionalPackage<typeof WebSocket>(
       import.meta.url,
@@ -50,7 +51,7 @@ export class WebSocketLink implements Link {
   call({ method, params }: LinkCall, options: Options): Promise<unknown> {
     const id = this.nextId++;
     return this.exchange(method, [id], JSON.stringify(request(method, params, id)), options).then((message) =>
-      resultOf(method, message as JsonrpcResponse),
+      resultOf(method, message as JsonrpcResponse, this.wireErrors),
     );
   }
 
@@ -64,8 +65,8 @@ export class WebSocketLink implements Link {
       body,
       options,
     );
-    if (!Array.isArray(message)) resultOf(label, message as JsonrpcResponse); // refused whole: throws
-    return settle(sent, message as JsonrpcResponse[]);
+    if (!Array.isArray(message)) resultOf(label, message as JsonrpcResponse, this.wireErrors); // refused whole: throws
+    return settle(sent, message as JsonrpcResponse[], this.wireErrors);
   }
 
   async subscribe(call: LinkCall, options: Options, listener: SubscriptionListener): Promise<number> {
@@ -100,7 +101,7 @@ export class WebSocketLink implements Link {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           this.socket = undefined;
-          reject(refusal(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+          reject(refusal(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), this.wireErrors));
         });
       });
       ws.on('error', (err) => {
@@ -202,9 +203,9 @@ function request(method: string, params: unknown, id: number): object {
 }
 
 /** A refused upgrade: its JSON-RPC error when the body holds one. */
-function refusal(status: number, body: string): Error {
+function refusal(status: number, body: string, wireErrors: WireErrorsName): Error {
   try {
-    resultOf('connect', JSON.parse(body) as JsonrpcResponse);
+    resultOf('connect', JSON.parse(body) as JsonrpcResponse, wireErrors);
   } catch (err) {
     if (err instanceof Error && err.name === 'RpcCallError') return err;
   }

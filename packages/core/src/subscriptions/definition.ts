@@ -37,9 +37,9 @@ export type StopSubscription = () => void;
  * `{"jsonrpc":"2.0","method":<notification>,"params":{"result":...,"subscription":id}}`,
  * `<unsubscribe>` answers true, or -32602 with `unknownIdMessage`.
  */
-export interface SubscriptionDefinition<P = unknown, R = unknown, C = unknown> {
-  /** The subscribe method, e.g. `signatureSubscribe`. */
-  readonly subscribe: string;
+export interface SubscriptionDefinition<P = unknown, R = unknown, C = unknown, S extends string = string> {
+  /** The subscribe method, e.g. `signatureSubscribe`; its literal type keys the subscription in `ApiOf`. */
+  readonly subscribe: S;
   /** The unsubscribe method, e.g. `signatureUnsubscribe`. */
   readonly unsubscribe: string;
   /** The notification's method, e.g. `signatureNotification`. */
@@ -83,9 +83,13 @@ export interface SubscriptionDefinition<P = unknown, R = unknown, C = unknown> {
 /** A subscription of any params, result and context types (params are contravariant: `never` accepts all). */
 export type AnySubscriptionDefinition = SubscriptionDefinition<never, unknown, never>;
 
-/** Declares a subscription; the types follow from the caller's (e.g. generated from `schemas/`). */
-export function defineSubscription<P, R, C = unknown>(
-  definition: SubscriptionDefinition<P, R, C>,
-): SubscriptionDefinition<P, R, C> {
+/**
+ * Declares a subscription; the types follow from the caller's (e.g. generated from `schemas/`).
+ * Its subscribe method's literal type is kept when the types are inferred (for `ApiOf`); a
+ * caller who states them passes it fourth to keep it: `defineSubscription<P, R, unknown, 'tickSubscribe'>`.
+ */
+export function defineSubscription<P, R, C = unknown, const S extends string = string>(
+  definition: SubscriptionDefinition<P, R, C, S>,
+): SubscriptionDefinition<P, R, C, S> {
   return definition;
 }

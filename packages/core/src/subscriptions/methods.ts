@@ -1,4 +1,4 @@
-import { Call } from '../call.js';
+import { CallContextImpl } from '../call.js';
 import { ErrorCode } from '../codes.js';
 import type { CallContext } from '../call-context.js';
 import { RpcError } from '../errors.js';
@@ -17,7 +17,7 @@ const UNSUBSCRIBE_PARAMS = {
 
 /** The connection a call came over; a subscription over HTTP has nowhere to send its notifications. */
 function sessionOf(ctx: CallContext, method: string) {
-  const session = ctx instanceof Call ? ctx.session : undefined;
+  const session = ctx instanceof CallContextImpl ? ctx.session : undefined;
   if (session === undefined) {
     throw RpcError.of(
       ErrorCode.METHOD_NOT_FOUND,
@@ -40,7 +40,7 @@ export function subscriptionMethods(definition: AnySubscriptionDefinition): AnyM
     handler: (params, ctx) => {
       const session = sessionOf(ctx, definition.subscribe);
       // A notification is answered nothing: its client could never learn the id to end it.
-      if (ctx instanceof Call && ctx.notification) {
+      if (ctx instanceof CallContextImpl && ctx.notification) {
         throw new RpcError(
           ErrorCode.INVALID_REQUEST,
           undefined,

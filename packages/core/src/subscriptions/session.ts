@@ -271,7 +271,7 @@ export class SubscriptionSession {
   }
 }
 
-/** What a subscribe or unsubscribe call sees of its connection (CallScope.session). */
+/** What a subscribe or unsubscribe call sees of its connection (MessageScope.session). */
 export interface SubscriptionHost {
   /** Opens and starts a subscription; its id once started (what it sends follows the call's answer). */
   open(definition: AnySubscriptionDefinition, params: unknown, ctx: CallContext): number | Promise<number>;

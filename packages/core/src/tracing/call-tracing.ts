@@ -1,4 +1,4 @@
-import type { CallScope } from '../call.js';
+import type { MessageScope } from '../call.js';
 
 /** One call as its span names it. */
 export interface TracedCall {
@@ -28,8 +28,8 @@ export interface BatchSpan {
  * then a call costs one field read, and no OpenTelemetry module is loaded.
  */
 export interface CallTracing {
-  batch(scope: CallScope, length: number): BatchSpan;
-  call(scope: CallScope, batch: BatchSpan | undefined, call: TracedCall): CallSpan;
+  batch(scope: MessageScope, length: number): BatchSpan;
+  call(scope: MessageScope, batch: BatchSpan | undefined, call: TracedCall): CallSpan;
   /** Exports what is pending. */
   flush(): Promise<void>;
 }

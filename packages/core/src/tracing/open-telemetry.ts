@@ -6,7 +6,7 @@ import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
 import type * as Semconv from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import type { CallScope } from '../call.js';
+import type { MessageScope } from '../call.js';
 import type { CoreOptionsResolved } from '../generated/schemas.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { UpstreamCallOutcome } from '../upstream-call.js';
@@ -130,7 +130,7 @@ class OpenTelemetryTracing implements CallTracing {
     };
   }
 
-  batch(scope: CallScope, length: number): BatchSpan {
+  batch(scope: MessageScope, length: number): BatchSpan {
     const { api, semconv } = this.m;
     const parent = this.parentOf(scope);
     const span = this.tracer.startSpan(
@@ -149,7 +149,7 @@ class OpenTelemetryTracing implements CallTracing {
     return new OpenTelemetryBatchSpan(span, api.trace.setSpan(parent, span));
   }
 
-  call(scope: CallScope, batch: BatchSpan | undefined, call: TracedCall): CallSpan {
+  call(scope: MessageScope, batch: BatchSpan | undefined, call: TracedCall): CallSpan {
     const { api, semconv } = this.m;
     const inBatch = batch instanceof OpenTelemetryBatchSpan ? batch : undefined;
     const parent = inBatch?.context ?? this.parentOf(scope);
@@ -202,13 +202,13 @@ class OpenTelemetryTracing implements CallTracing {
    * The client's trace over HTTP (its `traceparent`); over a WebSocket, a new trace per
    * message: the upgrade's `traceparent` is the connection's, not each call's, so it is a link.
    */
-  private parentOf(scope: CallScope): Api.Context {
+  private parentOf(scope: MessageScope): Api.Context {
     const { api } = this.m;
     if (scope.session !== undefined) return api.ROOT_CONTEXT;
     return this.propagator.extract(api.ROOT_CONTEXT, scope.origin.headers, api.defaultTextMapGetter);
   }
 
-  private linksOf(scope: CallScope): Api.Link[] | undefined {
+  private linksOf(scope: MessageScope): Api.Link[] | undefined {
     const { api } = this.m;
     if (scope.session === undefined) return undefined;
     const upgrade = this.propagator.extract(api.ROOT_CONTEXT, scope.origin.headers, api.defaultTextMapGetter);
@@ -216,7 +216,7 @@ class OpenTelemetryTracing implements CallTracing {
     return context !== undefined && api.isSpanContextValid(context) ? [{ context }] : undefined;
   }
 
-  private peerOf(scope: CallScope): Api.Attributes {
+  private peerOf(scope: MessageScope): Api.Attributes {
     const { remoteAddress } = scope.origin;
     return remoteAddress === undefined ? {} : { [this.m.semconv.ATTR_NETWORK_PEER_ADDRESS]: remoteAddress };
   }

@@ -1,5 +1,4 @@
-import type { PluginContext } from '@rollup-router/core';
-import { OutageLog } from '@rollup-router/core/internal';
+import { OutageLog, type PluginContext } from '@rollup-router/core';
 import type { Commitment } from '@rollup-router/solana';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, WsUrl } from '@rollup-router/core/upstream-socket';

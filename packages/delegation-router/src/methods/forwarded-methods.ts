@@ -3,7 +3,6 @@ import {
   forwardedMethods,
   RawJson,
   RpcError,
-  type AnyMethodDefinition,
   type CallContext,
   type MethodDefinition,
   type Schema,
@@ -23,7 +22,7 @@ import type { UpstreamCaller } from '../upstream/upstream-caller.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { ProgramDelegations } from '../delegation/program-delegations.js';
 import { accountListOf } from './account-list.js';
-import { METHOD_TABLE, type ForwardRoute, type TableEntry } from './method-table.js';
+import { METHOD_TABLE, type ForwardRoute, type TableEntry, type TableMethod } from './method-table.js';
 import { getProgramAccountsMethod } from './program-accounts.js';
 import { getSignaturesForAddressMethod } from './signatures-for-address.js';
 
@@ -110,7 +109,18 @@ const forwarded = (entry: TableEntry): entry is TableEntry & { readonly route: F
  * with its result as the chain wrote it; and those answered by asking more than one
  * chain: getTransaction, getMultipleAccounts, getProgramAccounts, getSignaturesForAddress.
  */
-export function standardMethods(parts: ForwardingParts): AnyMethodDefinition[] {
+/**
+ * A standard Solana method the router serves, named by its literal type (so `ApiOf` keys it);
+ * its params and result are Solana's own, as a node takes and writes them (kit's types give them).
+ */
+export type StandardMethod = MethodDefinition<
+  unknown[],
+  unknown,
+  unknown,
+  TableMethod | 'getTransaction' | 'getMultipleAccounts'
+>;
+
+export function standardMethods(parts: ForwardingParts): StandardMethod[] {
   const to = targets(parts);
   const table = Object.entries(METHOD_TABLE as Record<string, TableEntry>).flatMap(([name, entry]) =>
     forwarded(entry)
@@ -132,7 +142,7 @@ export function standardMethods(parts: ForwardingParts): AnyMethodDefinition[] {
     getMultipleAccountsMethod(parts),
     getProgramAccountsMethod(parts),
     getSignaturesForAddressMethod(parts),
-  ] as AnyMethodDefinition[];
+  ] as StandardMethod[];
 }
 
 /**

@@ -18,8 +18,18 @@ export function getBlockhashForAccountsMethod(
   routing: Routing,
   recent: RecentBlockhashes,
   blockhashes: Origins,
-): MethodDefinition<GetBlockhashForAccountsParams, BlockhashForAccountsResult> {
-  return defineMethod<GetBlockhashForAccountsParams, BlockhashForAccountsResult>({
+): MethodDefinition<
+  GetBlockhashForAccountsParams,
+  BlockhashForAccountsResult,
+  unknown,
+  'getBlockhashForAccounts'
+> {
+  return defineMethod<
+    GetBlockhashForAccountsParams,
+    BlockhashForAccountsResult,
+    unknown,
+    'getBlockhashForAccounts'
+  >({
     name: 'getBlockhashForAccounts',
     summary: 'Returns a recent blockhash of the chain that holds these accounts.',
     description:

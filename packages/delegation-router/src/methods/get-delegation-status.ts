@@ -10,8 +10,8 @@ import type { Routing } from '../routing.js';
 /** getDelegationStatus: whether an account is delegated, and to which ER, as the Rust router answers. */
 export function getDelegationStatusMethod(
   routing: Routing,
-): MethodDefinition<GetDelegationStatusParams, GetDelegationStatusResult> {
-  return defineMethod<GetDelegationStatusParams, GetDelegationStatusResult>({
+): MethodDefinition<GetDelegationStatusParams, GetDelegationStatusResult, unknown, 'getDelegationStatus'> {
+  return defineMethod<GetDelegationStatusParams, GetDelegationStatusResult, unknown, 'getDelegationStatus'>({
     name: 'getDelegationStatus',
     summary: "Returns an account's delegation: its ER's URL and its delegation record.",
     description:

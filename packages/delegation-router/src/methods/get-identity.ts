@@ -1,5 +1,4 @@
-import { defineMethod, RpcError, type MethodDefinition } from '@rollup-router/core';
-import { noParamsSchema } from '@rollup-router/core/internal';
+import { defineMethod, noParamsSchema, RpcError, type MethodDefinition } from '@rollup-router/core';
 import { DelegationError } from '../errors.js';
 import { getIdentityResultSchema, type GetIdentityResult } from '../generated/schemas.js';
 import type { ErDirectory, NoErReason } from '../upstream/er-directory.js';
@@ -9,8 +8,10 @@ import type { ErDirectory, NoErReason } from '../upstream/er-directory.js';
  * an error, not the base chain's identity as the Rust router answers: accounts delegated
  * to a validator that runs no ER could not be used until undelegated.
  */
-export function getIdentityMethod(ers: ErDirectory): MethodDefinition<unknown, GetIdentityResult> {
-  return defineMethod<unknown, GetIdentityResult>({
+export function getIdentityMethod(
+  ers: ErDirectory,
+): MethodDefinition<unknown, GetIdentityResult, unknown, 'getIdentity'> {
+  return defineMethod<unknown, GetIdentityResult, unknown, 'getIdentity'>({
     name: 'getIdentity',
     summary: 'Returns the closest available ER: its identity and its URL.',
     description:

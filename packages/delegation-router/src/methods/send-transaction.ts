@@ -34,7 +34,7 @@ export function sendTransactionMethod(
   sent: Origins,
   onSent: SentObserver | undefined,
   log: () => Logger | undefined,
-): MethodDefinition<SendTransactionParams, string> {
+): MethodDefinition<SendTransactionParams, string, unknown, 'sendTransaction'> {
   const tookIt = (tx: RoutedTransaction, target: Upstream): void => {
     if (target.identity !== undefined && !target.vetted && !feePayerSigned(tx.signed)) {
       log()?.warn(
@@ -46,7 +46,7 @@ export function sendTransactionMethod(
     sent.remember(tx.signature, target);
     onSent?.(tx.signature, target);
   };
-  return defineMethod<SendTransactionParams, string>({
+  return defineMethod<SendTransactionParams, string, unknown, 'sendTransaction'>({
     name: 'sendTransaction',
     summary: 'Sends a signed transaction to the chain that holds its writable accounts.',
     description:

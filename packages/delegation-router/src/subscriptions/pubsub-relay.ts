@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError, SerializedResult, type PluginContext } from '@rollup-router/core';
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import { deriveWsUrl } from '@rollup-router/solana';
 import { UpstreamPool, type UpstreamPoolOptions } from '@rollup-router/core/upstream-pool';
 import type { WsUrl } from '@rollup-router/core/upstream-socket';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';

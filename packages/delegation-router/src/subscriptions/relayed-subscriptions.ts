@@ -1,5 +1,9 @@
-import { defineSubscription, type Schema, type SubscriptionDefinition } from '@rollup-router/core';
-import { noParamsSchema } from '@rollup-router/core/internal';
+import {
+  defineSubscription,
+  noParamsSchema,
+  type Schema,
+  type SubscriptionDefinition,
+} from '@rollup-router/core';
 import { AGAVE_INVALID_SUBSCRIPTION_ID } from '@rollup-router/solana';
 import {
   accountSubscribeParamsSchema,
@@ -90,11 +94,15 @@ function followsOf(route: SubscriptionRoute, params: readonly unknown[]): Follow
   }
 }
 
+/** A subscription the router relays, named by its literal type (so `ApiOf` keys it); its params and notifications are Solana's own. */
+export type RelayedSubscription = SubscriptionDefinition<unknown[], unknown, unknown, TableSubscription>;
+
 /** Every subscription of the table, each relayed on the one relay. */
-export function relayedSubscriptions(relay: PubsubRelay): SubscriptionDefinition<unknown[], unknown>[] {
-  return Object.entries(SUBSCRIPTION_TABLE).map(([subscribe, entry]) => {
-    const { params: schema, summary } = METHODS[subscribe as TableSubscription];
-    return defineSubscription<unknown[], unknown>({
+export function relayedSubscriptions(relay: PubsubRelay): RelayedSubscription[] {
+  return (Object.keys(SUBSCRIPTION_TABLE) as TableSubscription[]).map((subscribe) => {
+    const entry = SUBSCRIPTION_TABLE[subscribe];
+    const { params: schema, summary } = METHODS[subscribe];
+    return defineSubscription<unknown[], unknown, unknown, TableSubscription>({
       subscribe,
       unsubscribe: entry.unsubscribe,
       unknownIdMessage: AGAVE_INVALID_SUBSCRIPTION_ID,

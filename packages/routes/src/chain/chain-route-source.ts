@@ -1,6 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { PluginContext, ProviderSet, ProviderState } from '@rollup-router/core';
-import { OutageLog, redactUrl } from '@rollup-router/core/internal';
+import {
+  OutageLog,
+  redactUrl,
+  type PluginContext,
+  type ProviderSet,
+  type ProviderState,
+} from '@rollup-router/core';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import {

@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core/internal';
+import { redactUrl } from '@rollup-router/core';
 import type { ChainProvider } from '@rollup-router/solana';
 import { redactRedisUrl } from '@rollup-router/signature-statuses';
 import type { ServerConfig } from '../config/server-config.js';

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonRpcClient, type JsonRpcOutcome, type ProviderSet } from '@rollup-router/core';
-import { redactUrl } from '@rollup-router/core/internal';
+import { JsonRpcClient, redactUrl, type JsonRpcOutcome, type ProviderSet } from '@rollup-router/core';
 import type { Logger } from 'pino';
 
 export interface UpstreamWatchOptions {

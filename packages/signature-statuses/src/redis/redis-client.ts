@@ -1,4 +1,4 @@
-import { loadOptionalPackage } from '@rollup-router/core/internal';
+import { loadOptionalPackage } from '@rollup-router/core';
 import type { RedisClientLike } from './redis-client-like.js';
 import type { RedisOptionsResolved } from '../generated/schemas.js';
 

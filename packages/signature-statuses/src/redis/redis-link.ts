@@ -1,5 +1,4 @@
-import type { PluginContext } from '@rollup-router/core';
-import { OutageLog } from '@rollup-router/core/internal';
+import { OutageLog, type PluginContext } from '@rollup-router/core';
 import type { RedisClientLike } from './redis-client-like.js';
 
 type Logger = PluginContext['log'];

@@ -1,4 +1,4 @@
-import { deriveWsUrl } from '@rollup-router/core/internal';
+import { deriveWsUrl } from '@rollup-router/solana';
 import { UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';

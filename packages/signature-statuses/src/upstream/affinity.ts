@@ -1,4 +1,4 @@
-import { textKey } from '@rollup-router/core/internal';
+import { textKey } from '@rollup-router/solana';
 import { LRUCache } from 'lru-cache';
 
 /**

@@ -1,5 +1,4 @@
-import type { AddressGuard, ProviderSet } from '@rollup-router/core';
-import { redactUrl } from '@rollup-router/core/internal';
+import { redactUrl, type AddressGuard, type ProviderSet } from '@rollup-router/core';
 import type { StatusEvents } from '../events.js';
 import type { ExtraUpstream, ResolvedOptions, SignatureStatusesHooks } from '../options.js';
 import { Affinity, type AffinityStore } from './affinity.js';

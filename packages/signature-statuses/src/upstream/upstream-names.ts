@@ -1,4 +1,4 @@
-import { redactUrl } from '@rollup-router/core/internal';
+import { redactUrl } from '@rollup-router/core';
 
 /** A configured upstream as the options list it. */
 interface NamedUpstream {

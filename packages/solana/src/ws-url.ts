@@ -1,4 +1,4 @@
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from '@rollup-router/core';
 
 // @solana/web3.js's makeWebsocketUrl pattern: scheme, host (or [IPv6]), optional :port, rest;
 // with the user info (up to the last `@` before the path) kept apart, so its `:` is no port.
