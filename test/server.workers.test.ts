@@ -79,8 +79,8 @@ describe('rollup-router serve with workers: 2', function () {
   });
 
   it('a worker killed from outside is replaced, and the service answers meanwhile', async () => {
-    const [[victim, pid]] = [...serving(server)];
-    process.kill(pid!, 'SIGKILL');
+    const [victim, pid] = [...serving(server)][0]!;
+    process.kill(pid, 'SIGKILL');
     const died = await waitFor(
       () => lines(server, 'worker died unexpectedly; replacing it').find((l) => l.worker === victim),
       'the primary to see the worker die',
