@@ -107,3 +107,43 @@ describe('rollup-router serve with workers: 2', function () {
     expect(pids.filter(alive)).to.deep.equal([]);
   });
 });
+
+describe('rollup-router serve with workers: 2 and its Redis down', function () {
+  this.timeout(120_000);
+  const POINTS = 5;
+  let tmp: ReturnType<typeof tempDir>;
+  let server: ServerProcess;
+
+  before(async () => {
+    tmp = tempDir();
+    const closed = await closedPort();
+    server = await serveWith(tmp.dir, {
+      workers: 2,
+      logFlushMs: 0,
+      statuses: { store: { path: tmp.file('statuses.sqlite') } },
+      redis: { url: `redis://127.0.0.1:${closed}` },
+      rateLimit: { points: POINTS, durationSeconds: 3600 },
+    });
+    await waitFor(() => serving(server).size === 2, 'both workers serving', { attempts: 600, stepMs: 100 });
+  });
+  after(async () => {
+    await server.kill();
+    tmp.remove();
+  });
+
+  it('the budget that stands in for Redis is still one for the instance, not one per worker', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < POINTS + 3; i += 1) statuses.push(await callOnNewConnection(server.base));
+    expect(statuses).to.deep.equal([...Array(POINTS).fill(200), 429, 429, 429]);
+    expect(new Set(lines(server, 'call').map((l) => l.worker)).size).to.equal(2);
+  });
+});
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { buildPlugins, builtInPlugins, type ServerPlugins } from './build-plugins.js';
 import { buildRpc } from './build-rpc.js';
 import type { Scrape } from './cluster/cluster-metrics.js';
+import type { BudgetStore } from './cluster/cluster-rate-limit.js';
 import type { ServerConfig } from './config/server-config.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { createListeners, listenOrStop, wsUrl } from './listeners.js';
@@ -68,7 +69,7 @@ export interface RunningServer {
 /** What a worker of `workers` leaves to its primary (cluster/worker.ts). */
 export interface PrimaryLinks {
   /** Rate budgets kept in the primary, for all workers; Redis, when configured, keeps them instead. */
-  readonly budgets: RateLimiterFactory;
+  readonly budgets: BudgetStore;
   /** Gives the primary this worker's metrics; returns the scrape of every worker. */
   readonly shareMetrics: (registry: ServerMetrics['registry']) => () => Promise<Scrape>;
 }
@@ -162,14 +163,15 @@ async function startWith(
 
 /**
  * Where the rate budgets are kept: with Redis, one budget per client and per API key across
- * every instance (per instance while Redis is down); else, under `workers`, one across the
- * workers, in the primary; else in this process.
+ * every instance (per instance while Redis is down: in the primary under `workers`); else,
+ * under `workers`, one across the workers, in the primary; else in this process.
  */
 function budgetsOf(
   redis: SharedRedis | undefined,
   primary: PrimaryLinks | undefined,
 ): RateLimiterFactory | undefined {
-  if (redis) return (budget: RateBudget, keyPrefix: string) => redis.rateLimiter(budget, keyPrefix);
+  if (redis)
+    return (budget: RateBudget, keyPrefix: string) => redis.rateLimiter(budget, keyPrefix, primary?.budgets);
   return primary?.budgets;
 }
 

@@ -3,8 +3,15 @@
 // message to the primary and back). Dividing the points among the workers instead would refuse
 // a client early whenever its calls do not spread evenly (a keep-alive connection stays on
 // one worker).
-import type { RateLimiterFactory } from '@rollup-router/core';
-import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible';
+import type { RateBudget } from '@rollup-router/core';
+import {
+  RateLimiterCluster,
+  RateLimiterClusterMaster,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+
+/** Makes the store of one budget (core's rateLimiterFor), one that can also insure Redis's. */
+export type BudgetStore = (budget: RateBudget, keyPrefix: string) => RateLimiterAbstract;
 
 /** A charge the primary has not answered in this time is allowed (and logged) by core, as with a Redis that is down. */
 const PRIMARY_ANSWER_MS = 1_000;
@@ -15,5 +22,5 @@ export function keepBudgetsForWorkers(): void {
 }
 
 /** In a worker: budgets kept by the primary. */
-export const budgetsInPrimary: RateLimiterFactory = ({ points, durationSeconds }, keyPrefix) =>
+export const budgetsInPrimary: BudgetStore = ({ points, durationSeconds }, keyPrefix) =>
   new RateLimiterCluster({ points, duration: durationSeconds, keyPrefix, timeoutMs: PRIMARY_ANSWER_MS });
