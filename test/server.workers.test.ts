@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import { get, sample, serveWith, tempDir, type ServerProcess } from './server.harness.js';
+import { get, runCli, sample, serveWith, tempDir, writeJson, type ServerProcess } from './server.harness.js';
 
 /** One getRoutes call on a connection of its own: the cluster hands each new connection to the next worker. */
 function callOnNewConnection(base: string): Promise<number> {
@@ -147,3 +147,27 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+describe('rollup-router serve with workers: 2 that cannot start', function () {
+  this.timeout(120_000);
+
+  it('on a port in use, the workers fail as one process would and the primary exits 2 naming the port', async () => {
+    const tmp = tempDir();
+    const taken = http.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      const config = writeJson(tmp.file('config.json'), {
+        workers: 2,
+        port,
+        statuses: { store: { path: tmp.file('statuses.sqlite') } },
+      });
+      const result = await runCli(['--config', config]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(String(port));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      tmp.remove();
+    }
+  });
+});
