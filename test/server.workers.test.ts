@@ -1,7 +1,15 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { waitFor } from '@rollup-router/test-support/wait-for';
-import { get, runCli, sample, serveWith, tempDir, writeJson, type ServerProcess } from './server.harness.js';
+import {
+  get,
+  runCli,
+  sample,
+  serveForSuite,
+  tempDir,
+  writeJson,
+  type ServerProcess,
+} from './server.harness.js';
 
 /** One getRoutes call on a connection of its own: the cluster hands each new connection to the next worker. */
 function callOnNewConnection(base: string): Promise<number> {
@@ -39,23 +47,18 @@ const alive = (pid: number): boolean => {
 describe('rollup-router serve with workers: 2', function () {
   this.timeout(120_000);
   const POINTS = 10;
-  let tmp: ReturnType<typeof tempDir>;
-  let server: ServerProcess;
-
-  before(async () => {
-    tmp = tempDir();
-    server = await serveWith(tmp.dir, {
-      workers: 2,
-      logFlushMs: 0,
-      statuses: { store: { path: tmp.file('statuses.sqlite') } },
-      // Without Redis: one budget for the whole service, not one per worker.
-      rateLimit: { points: POINTS, durationSeconds: 3600 },
-    });
-    await waitFor(() => serving(server).size === 2, 'both workers serving', { attempts: 600, stepMs: 100 });
+  const suite = serveForSuite({
+    workers: 2,
+    logFlushMs: 0,
+    // Relative to the config file: the suite's temp dir.
+    statuses: { store: { path: 'statuses.sqlite' } },
+    // Without Redis: one budget for the whole service, not one per worker.
+    rateLimit: { points: POINTS, durationSeconds: 3600 },
   });
-  after(async () => {
-    await server.kill();
-    tmp.remove();
+  let server: ServerProcess;
+  before(async () => {
+    server = suite.server;
+    await waitFor(() => serving(server).size === 2, 'both workers serving', { attempts: 600, stepMs: 100 });
   });
 
   it('both workers answer calls on the one port, and one budget covers the service: the 11th call is refused', async () => {
@@ -111,24 +114,18 @@ describe('rollup-router serve with workers: 2', function () {
 describe('rollup-router serve with workers: 2 and its Redis down', function () {
   this.timeout(120_000);
   const POINTS = 5;
-  let tmp: ReturnType<typeof tempDir>;
-  let server: ServerProcess;
-
-  before(async () => {
-    tmp = tempDir();
-    const closed = await closedPort();
-    server = await serveWith(tmp.dir, {
-      workers: 2,
-      logFlushMs: 0,
-      statuses: { store: { path: tmp.file('statuses.sqlite') } },
-      redis: { url: `redis://127.0.0.1:${closed}` },
-      rateLimit: { points: POINTS, durationSeconds: 3600 },
-    });
-    await waitFor(() => serving(server).size === 2, 'both workers serving', { attempts: 600, stepMs: 100 });
+  const suite = serveForSuite({
+    workers: 2,
+    logFlushMs: 0,
+    statuses: { store: { path: 'statuses.sqlite' } },
+    // Port 1: nothing listens there, so every connection is refused at once.
+    redis: { url: 'redis://127.0.0.1:1' },
+    rateLimit: { points: POINTS, durationSeconds: 3600 },
   });
-  after(async () => {
-    await server.kill();
-    tmp.remove();
+  let server: ServerProcess;
+  before(async () => {
+    server = suite.server;
+    await waitFor(() => serving(server).size === 2, 'both workers serving', { attempts: 600, stepMs: 100 });
   });
 
   it('the budget that stands in for Redis is still one for the instance, not one per worker', async () => {
@@ -138,15 +135,6 @@ describe('rollup-router serve with workers: 2 and its Redis down', function () {
     expect(new Set(lines(server, 'call').map((l) => l.worker)).size).to.equal(2);
   });
 });
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('rollup-router serve with workers: 2 that cannot start', function () {
   this.timeout(120_000);
