@@ -52,9 +52,12 @@ RUN npm run build \
 
 # ---- runtime: the built server, its production dependencies, nothing else ----
 FROM ${NODE_IMAGE}
+# ROLLUP_ROUTER_WORKERS=auto: a server process per CPU the container is given (--cpus included),
+# on one port; a rate budget stays one budget for the container (docs/running.md, Workers).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
+    ROLLUP_ROUTER_WORKERS=auto \
     ROLLUP_ROUTER_STORE_PATH=/var/lib/rollup-router/statuses.sqlite
 WORKDIR /app
 COPY --from=build /out /app
@@ -67,8 +70,8 @@ USER node
 EXPOSE 8080 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/ready',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# Node is PID 1 and the CLI handles SIGTERM itself: new calls get 503, calls under way finish,
-# then it exits within shutdown.graceMs + 10 s. Give `docker stop -t` at least that long.
+# Node is PID 1 and the CLI handles SIGTERM itself (the primary tells every worker): new calls
+# get 503, calls under way finish, then it exits within shutdown.graceMs + 12 s. Give `docker stop -t` at least that long.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "/app/packages/server/dist/cli.js"]
 # Configuration: environment variables (docs/configuration-reference.md), or a file mounted

@@ -131,12 +131,20 @@ describe('deploy: the shipped HAProxy and router config with the real SDKs', fun
       // Validator B registered itself on loopback, over plain HTTP.
       ROLLUP_ROUTER_CHAIN_ALLOW_PRIVATE_ADDRESSES: 'true',
       ROLLUP_ROUTER_ALLOW_INSECURE_ROUTES: 'true',
+      // As the image runs on a host of several CPUs (workers: auto): a primary and two workers per router.
+      ROLLUP_ROUTER_WORKERS: '2',
     };
     for (const name of ['router-1', 'router-2']) {
       const router = await StackRouter.create(name, tmp.dir, env);
       await router.start();
       routers.push(router);
     }
+    for (const r of routers)
+      await waitFor(
+        () => r.process.logs().filter((l) => l.msg === 'worker serving').length === 2,
+        `both workers of ${r.name} serving`,
+        { attempts: 600, stepMs: 100 },
+      );
     // The chain source reads the registry after the start: each router lists B before the test.
     for (const r of routers) await untilRouted(`http://127.0.0.1:${r.port}/`, b);
     balancer = await StackBalancer.start(routers);

@@ -1,19 +1,19 @@
-import { createRpc, type Plugin, type Rpc } from '@rollup-router/core';
+import { createRpc, type Plugin, type RateLimiterFactory, type Rpc } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import { ConfigError } from './config/config-error.js';
 import type { ServerConfig } from './config/server-config.js';
-import type { SharedRedis } from './redis/shared-redis.js';
 
 /**
  * The core service over every plugin; two plugins serving one method name, a perMethod
  * entry for a method no plugin serves, and an API key or key name listed twice are
- * configuration mistakes.
+ * configuration mistakes. `budgets` keeps the rate budgets elsewhere than in this process's
+ * memory (Redis, or the primary of `workers`).
  */
 export function buildRpc(
   config: ServerConfig,
   plugins: Plugin[],
   log: Logger,
-  redis: SharedRedis | undefined,
+  budgets: RateLimiterFactory | undefined,
 ): Rpc {
   try {
     return createRpc({
@@ -27,8 +27,7 @@ export function buildRpc(
       rateLimit: config.rateLimit,
       perMethod: config.perMethod,
       ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
-      // With Redis, one budget per client and per API key across every instance (per instance while Redis is down).
-      ...(redis && { rateLimiterFor: (budget, keyPrefix) => redis.rateLimiter(budget, keyPrefix) }),
+      ...(budgets && { rateLimiterFor: budgets }),
       validateResults: config.validateResults,
       discovery: config.discovery,
       info: config.info,

@@ -1,14 +1,24 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import { RouteListError } from '@rollup-router/routes';
 import { ImportLineError } from '@rollup-router/signature-statuses';
 import { helpText, parseCommand, USAGE, UsageError, type Command } from './cli/args.js';
 import { checkConfig } from './cli/check-config.js';
 import { importStatusesCommand } from './cli/import-statuses.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig } from './config/load-config.js';
-import { createServerLogger } from './logger.js';
+import { runPrimary } from './cluster/primary.js';
+import { workerCount } from './cluster/usable-cpus.js';
+import {
+  configFromPrimary,
+  onStopFromPrimary,
+  primaryLinks,
+  tellStarted,
+  workerId,
+} from './cluster/worker.js';
+import { loadConfig, type LoadedConfig } from './config/load-config.js';
+import { createServerLogger, type ServerLogger } from './logger.js';
 import { version } from './paths.js';
-import { startServer } from './server.js';
+import { startServerLinked as startServer, type PrimaryLinks } from './server.js';
 import { shutdownBoundMs } from './shutdown.js';
 import { handleSignals } from './signals.js';
 
@@ -21,24 +31,40 @@ const fail = (code: number, message: string): never => {
 };
 
 async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void> {
-  const { config, source, overrides } = await loadConfig({
+  if (cluster.isWorker) return serveOne(await configFromPrimary(), primaryLinks);
+  const loaded = await loadConfig({
     file: command.config ?? (process.env.ROLLUP_ROUTER_CONFIG || undefined),
     env: process.env,
-    flags: { host: command.host, port: command.port, logLevel: command.logLevel, plugins: command.plugins },
+    flags: {
+      host: command.host,
+      port: command.port,
+      logLevel: command.logLevel,
+      workers: command.workers,
+      plugins: command.plugins,
+    },
   });
-  const { logger, flush } = createServerLogger(config.logLevel, { flushMs: config.logFlushMs });
-  const exit = (code: number): never => {
-    flush();
-    process.exit(code);
-  };
-  process.on('uncaughtException', (err) => {
-    logger.fatal({ err }, 'uncaught exception; exiting');
-    exit(1);
-  });
-  logger.info({ version, config: source, overrides }, 'starting rollup-router');
+  const workers = workerCount(loaded.config.workers);
+  if (workers === 1) return serveOne(loaded, undefined);
+  const { logger, exit } = processLogger(loaded);
+  logger.info(
+    { version, config: loaded.source, overrides: loaded.overrides, workers },
+    'starting rollup-router',
+  );
+  runPrimary({ loaded, count: workers, log: logger, exit, stopBoundMs: stopBoundOf(loaded) });
+}
+
+/** Serves in this process: on its own (`primary` undefined) or as a worker of `workers`. */
+async function serveOne(
+  { config, source, overrides }: LoadedConfig,
+  primary: PrimaryLinks | undefined,
+): Promise<void> {
+  const { logger, flush, exit } = processLogger({ config, source, overrides });
+  let stop = (): void => exit(0);
+  if (primary) onStopFromPrimary(() => stop());
+  if (!primary) logger.info({ version, config: source, overrides }, 'starting rollup-router');
   let running;
   try {
-    running = await startServer(config, { logger });
+    running = await startServer(config, { logger }, primary);
   } catch (err) {
     // A bad routes file or plugin module is an invalid configuration, told like the others.
     const invalid = invalidInputMessage(err);
@@ -49,13 +75,28 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
     logger.fatal({ err }, 'could not start');
     return exit(1);
   }
-  handleSignals(
-    running,
-    logger,
-    exit,
-    shutdownBoundMs(config.shutdown.graceMs, config.shutdown.drainDelayMs),
-  );
+  stop = handleSignals(running, logger, exit, stopBoundOf({ config, source, overrides }));
+  if (primary) tellStarted();
 }
+
+/** This process's logger (a worker's lines name it), and exit, which writes out the lines still buffered. */
+function processLogger({ config }: LoadedConfig): ServerLogger & { exit: (code: number) => never } {
+  const { logger: root, flush } = createServerLogger(config.logLevel, { flushMs: config.logFlushMs });
+  const worker = workerId();
+  const logger = worker === undefined ? root : root.child({ worker });
+  const exit = (code: number): never => {
+    flush();
+    process.exit(code);
+  };
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception; exiting');
+    exit(1);
+  });
+  return { logger, flush, exit };
+}
+
+const stopBoundOf = ({ config }: LoadedConfig): number =>
+  shutdownBoundMs(config.shutdown.graceMs, config.shutdown.drainDelayMs);
 
 /** The message of an error that means bad configuration or input (exit 2), else undefined. */
 function invalidInputMessage(err: unknown): string | undefined {

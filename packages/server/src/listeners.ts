@@ -11,7 +11,7 @@ import { listenOn } from './http/listen-on.js';
 import type { RequestTracker } from './http/request-tracker.js';
 import { SECURITY_HEADERS, withSecurityHeaders } from './http/security-headers.js';
 import { websocketOnly } from './http/websocket-only.js';
-import type { ServerMetrics } from './metrics/server-metrics.js';
+import type { Scrape } from './cluster/cluster-metrics.js';
 import type { ReadinessReport } from './readiness/readiness.js';
 
 export interface Listeners {
@@ -30,10 +30,10 @@ export function createListeners(
   rpc: Rpc,
   tracker: RequestTracker,
   ready: () => ReadinessReport,
-  metrics: ServerMetrics | undefined,
+  /** What GET /metrics answers; undefined when metrics are off. */
+  scrape: (() => Promise<Scrape>) | undefined,
   log: Logger,
 ): Listeners {
-  const scrape = metrics && ((): ReturnType<ServerMetrics['scrape']> => metrics.scrape());
   const separate = config.metrics.port !== undefined;
   const metricsToken = config.metrics.token;
   const onError = (err: unknown): void => log.error({ err }, 'fallback route failed');

@@ -1,15 +1,25 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { attachWebSocket, type Plugin, type Rpc, type WebSocketTransport } from '@rollup-router/core';
+import {
+  attachWebSocket,
+  type Plugin,
+  type RateBudget,
+  type RateLimiterFactory,
+  type Rpc,
+  type WebSocketTransport,
+} from '@rollup-router/core';
 import type { RouteListError } from '@rollup-router/routes';
 import type { Logger } from 'pino';
 import { buildPlugins, builtInPlugins, type ServerPlugins } from './build-plugins.js';
 import { buildRpc } from './build-rpc.js';
+import type { Scrape } from './cluster/cluster-metrics.js';
+import type { BudgetStore } from './cluster/cluster-rate-limit.js';
 import type { ServerConfig } from './config/server-config.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { createListeners, listenOrStop, wsUrl } from './listeners.js';
 import { logListening } from './listening-log.js';
 import { metricsOf, observeInto, readinessOf, watchUpstreams } from './metrics-and-readiness.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 import { loadPlugins } from './plugins/load-plugins.js';
 import type { ReadinessReport } from './readiness/readiness.js';
 import { SharedRedis } from './redis/shared-redis.js';
@@ -56,6 +66,14 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
+/** What a worker of `workers` leaves to its primary (cluster/worker.ts). */
+export interface PrimaryLinks {
+  /** Rate budgets kept in the primary, for all workers; Redis, when configured, keeps them instead. */
+  readonly budgets: BudgetStore;
+  /** Gives the primary this worker's metrics; returns the scrape of every worker. */
+  readonly shareMetrics: (registry: ServerMetrics['registry']) => () => Promise<Scrape>;
+}
+
 /**
  * Loads the plugin modules of `config.plugins`, starts every plugin, then listens. A bad
  * plugin module or a method name served twice is a ConfigError. On a failure nothing is
@@ -63,11 +81,20 @@ export interface RunningServer {
  * ConfigError); a Redis that is down only degrades sharing.
  */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  return startServerLinked(config, options, undefined);
+}
+
+/** startServer, as a worker of `workers` (`primary`) or on its own (undefined). */
+export async function startServerLinked(
+  config: ServerConfig,
+  options: StartServerOptions,
+  primary: PrimaryLinks | undefined,
+): Promise<RunningServer> {
   const redis = config.redis
     ? await SharedRedis.connect(config.redis, options.logger.child({ part: 'redis' }))
     : undefined;
   try {
-    return await startWith(config, options, redis);
+    return await startWith(config, options, redis, primary);
   } catch (err) {
     await redis?.close();
     throw err;
@@ -78,6 +105,7 @@ async function startWith(
   config: ServerConfig,
   options: StartServerOptions,
   redis: SharedRedis | undefined,
+  primary: PrimaryLinks | undefined,
 ): Promise<RunningServer> {
   const log = options.logger;
   const tracker = new RequestTracker((status) => metrics?.observeResponse(status));
@@ -86,12 +114,13 @@ async function startWith(
   const metrics = metricsOf(config, options, tracker, () => ({ rpc, plugins, sockets, ready }));
   const plugins = buildPlugins(config, metrics, upstreams, redis?.client);
   const own = [...(await loadPlugins(config.plugins, undefined, plugins)), ...(options.plugins ?? [])];
-  const rpc = buildRpc(config, [...builtInPlugins(plugins), ...own], log, redis);
+  const rpc = buildRpc(config, [...builtInPlugins(plugins), ...own], log, budgetsOf(redis, primary));
   if (metrics) observeInto(metrics, rpc, plugins, redis);
 
   const state = { started: false, draining: false };
   const ready = readinessOf(config, plugins, upstreams, state, redis);
-  const listeners = createListeners(config, rpc, tracker, ready, metrics, log);
+  const scrape = metrics && (primary ? primary.shareMetrics(metrics.registry) : () => metrics.scrape());
+  const listeners = createListeners(config, rpc, tracker, ready, scrape, log);
   const { server, metricsServer, socketServer } = listeners;
   const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
   if (socketServer) sockets.attach(socketServer);
@@ -130,6 +159,20 @@ async function startWith(
     reloadRoutes: () => plugins.routes.registry.reload(),
     shutdown,
   };
+}
+
+/**
+ * Where the rate budgets are kept: with Redis, one budget per client and per API key across
+ * every instance (per instance while Redis is down: in the primary under `workers`); else,
+ * under `workers`, one across the workers, in the primary; else in this process.
+ */
+function budgetsOf(
+  redis: SharedRedis | undefined,
+  primary: PrimaryLinks | undefined,
+): RateLimiterFactory | undefined {
+  if (redis)
+    return (budget: RateBudget, keyPrefix: string) => redis.rateLimiter(budget, keyPrefix, primary?.budgets);
+  return primary?.budgets;
 }
 
 /** The graceful stop of RunningServer.shutdown: the same promise however often it is called. */

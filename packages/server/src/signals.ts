@@ -5,14 +5,15 @@ import type { RunningServer } from './server.js';
  * SIGTERM/SIGINT: graceful shutdown, then exit 0 (1 if stopping failed); a second one
  * exits at once with 1, and so does a shutdown still running after `deadlineMs` (a
  * backstop: the shutdown bounds its own steps). SIGHUP: reload the routes file (a bad
- * file keeps the old list).
+ * file keeps the old list). Returns the graceful stop, for a stop asked otherwise (a
+ * worker's primary): once begun, asking again changes nothing.
  */
 export function handleSignals(
   server: RunningServer,
   log: Logger,
   exit: (code: number) => never,
   deadlineMs: number,
-): void {
+): () => void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
@@ -35,6 +36,9 @@ export function handleSignals(
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const stopOnce = (): void => {
+    if (!stopping) stop('SIGTERM');
+  };
   process.on('SIGHUP', () => {
     log.info({ signal: 'SIGHUP' }, 'reloading routes');
     server.reloadRoutes().then(
@@ -45,4 +49,5 @@ export function handleSignals(
       (err: unknown) => log.error({ err }, 'routes reload failed'),
     );
   });
+  return stopOnce;
 }

@@ -174,6 +174,18 @@ describe('loadConfig', () => {
     expect(err.message).to.include('environment variable ROLLUP_ROUTER_LOG_FLUSH_MS');
   });
 
+  it('workers: 1 by default; ROLLUP_ROUTER_WORKERS and --workers take a number or auto; 0 or a word names the source', async () => {
+    expect((await loadConfig()).config.workers).to.equal(1);
+    expect((await loadConfig({ env: { ROLLUP_ROUTER_WORKERS: '4' } })).config.workers).to.equal(4);
+    expect((await loadConfig({ env: { ROLLUP_ROUTER_WORKERS: 'auto' } })).config.workers).to.equal('auto');
+    const flagged = await loadConfig({ env: { ROLLUP_ROUTER_WORKERS: 'auto' }, flags: { workers: '2' } });
+    expect(flagged.config.workers).to.equal(2);
+    const zero = await rejection(loadConfig({ env: { ROLLUP_ROUTER_WORKERS: '0' } }));
+    expect(zero.message).to.include('/workers').and.include('ROLLUP_ROUTER_WORKERS');
+    const word = await rejection(loadConfig({ flags: { workers: 'many' } }));
+    expect(word.message).to.include('/workers').and.include('flag --workers');
+  });
+
   it('ROLLUP_ROUTER_STORE_PATH sets the store’s path and keeps its other keys; off removes the store', async () => {
     const path = file('c.json', JSON.stringify({ statuses: { store: { path: 'a.sqlite', cacheMiB: 64 } } }));
     const moved = await loadConfig({ file: path, env: { ROLLUP_ROUTER_STORE_PATH: '/data/b.sqlite' } });

@@ -10,6 +10,7 @@ export type Command =
       readonly host?: string;
       readonly port?: string;
       readonly logLevel?: string;
+      readonly workers?: string;
       readonly plugins: readonly string[];
     }
   | { readonly kind: 'check-config'; readonly file: string }
@@ -24,7 +25,8 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage:
-  rollup-router [--config FILE] [--host HOST] [--port PORT] [--log-level LEVEL] [--plugin MODULE]...
+  rollup-router [--config FILE] [--host HOST] [--port PORT] [--log-level LEVEL] [--workers N|auto]
+                [--plugin MODULE]...
   rollup-router check-config FILE
   rollup-router import-statuses FILE [--config FILE]
   rollup-router --help | --version`;
@@ -51,6 +53,8 @@ Options:
       --host HOST         listen address (overrides config and HOST)
   -p, --port PORT         listen port, 0 for any free one (overrides config and PORT)
       --log-level LEVEL   fatal|error|warn|info|debug|trace|silent (overrides config and LOG_LEVEL)
+      --workers N|auto    server processes sharing the port (overrides config and ROLLUP_ROUTER_WORKERS);
+                          auto: the CPUs this process may use (its cgroup's quota included)
       --plugin MODULE     also serve the methods of this plugin module (a path or a package name;
                           its default export is a Plugin or a function returning one); repeatable
   -h, --help              this text
@@ -77,6 +81,7 @@ export function parseCommand(argv: readonly string[]): Command {
         host: { type: 'string' },
         port: { type: 'string', short: 'p' },
         'log-level': { type: 'string' },
+        workers: { type: 'string' },
         plugin: { type: 'string', multiple: true },
       },
     });
@@ -89,7 +94,9 @@ export function parseCommand(argv: readonly string[]): Command {
   const [command, file, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   const serveOnly = (): void => {
-    const given = (['host', 'port', 'log-level', 'plugin'] as const).find((k) => values[k] !== undefined);
+    const given = (['host', 'port', 'log-level', 'workers', 'plugin'] as const).find(
+      (k) => values[k] !== undefined,
+    );
     if (given) throw new UsageError(`--${given} applies only when serving`);
   };
   switch (command) {
@@ -102,6 +109,7 @@ export function parseCommand(argv: readonly string[]): Command {
         host: values.host,
         port: values.port,
         logLevel: values['log-level'],
+        workers: values.workers,
         plugins: values.plugin ?? [],
       };
     case 'check-config':

@@ -65,6 +65,12 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     apply: (c, v) => void (c.port = integer(v)),
   },
   {
+    name: 'ROLLUP_ROUTER_WORKERS',
+    key: '/workers',
+    format: 'a number of server processes sharing the port, or auto for the CPUs this process may use',
+    apply: (c, v) => void (c.workers = v.trim() === 'auto' ? 'auto' : integer(v)),
+  },
+  {
     name: 'LOG_LEVEL',
     key: '/logLevel',
     format: 'fatal|error|warn|info|debug|trace|silent',

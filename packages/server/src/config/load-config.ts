@@ -13,6 +13,8 @@ export interface ConfigFlags {
   readonly host?: string;
   readonly port?: string;
   readonly logLevel?: string;
+  /** `--workers`: a number or auto. */
+  readonly workers?: string;
   /** Plugin modules (`--plugin`), added to the file's `plugins`; paths relative to the working directory. */
   readonly plugins?: readonly string[];
 }
@@ -100,10 +102,11 @@ function applyFlags(config: Record<string, unknown>, origins: Map<string, Origin
     config[key] = value;
     origins.set(`/${key}`, { name: `flag ${flag}` });
   };
-  const { host, port, logLevel, plugins } = flags;
+  const { host, port, logLevel, workers, plugins } = flags;
   if (host !== undefined) set('host', '--host', host);
   if (port !== undefined) set('port', '--port', /^\d+$/.test(port) ? Number(port) : port);
   if (logLevel !== undefined) set('logLevel', '--log-level', logLevel);
+  if (workers !== undefined) set('workers', '--workers', /^\d+$/.test(workers) ? Number(workers) : workers);
   if (plugins !== undefined && plugins.length > 0) {
     // Relative flag paths are resolved against the working directory with the defaults, later.
     const fromFile = Array.isArray(config.plugins) ? (config.plugins as unknown[]) : [];

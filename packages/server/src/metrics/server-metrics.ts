@@ -71,6 +71,24 @@ const methodSeries = (method: string, seconds: Histogram<'method' | 'outcome'>):
 });
 
 const PREFIX = 'rollup_router_';
+
+/**
+ * With `workers`, one scrape sums every worker's series (prom-client's AggregatorRegistry);
+ * the gauges that are one process's view of something every worker sees alike (the release,
+ * readiness, the nodes, Redis, the providers, the chain records) would be counted once per
+ * worker instead. They report the first worker's (the release) or the worst one's.
+ */
+const WORKERS_AGGREGATE: Readonly<Record<string, 'first' | 'min' | 'max'>> = {
+  info: 'first',
+  ready: 'min',
+  node_available: 'min',
+  nodes_available: 'min',
+  redis_up: 'min',
+  upstream_provider_healthy: 'min',
+  chain_records_followed: 'max',
+  chain_records_not_followed: 'max',
+  delegation_records_followed: 'max',
+};
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
@@ -290,11 +308,13 @@ export class ServerMetrics {
     labelNames: readonly L[],
     collect?: (gauge: Gauge<L>) => void,
   ): Gauge<L> {
+    const aggregator = WORKERS_AGGREGATE[name];
     return new Gauge({
       name: PREFIX + name,
       help,
       labelNames,
       registers: [this.registry],
+      ...(aggregator && { aggregator }),
       ...(collect && {
         collect(this: Gauge<L>) {
           collect(this);
@@ -382,6 +402,7 @@ export class ServerMetrics {
     const registers = [this.registry];
     new Gauge({
       name: `${PREFIX}redis_up`,
+      aggregator: WORKERS_AGGREGATE.redis_up,
       help: '1 while the shared Redis is connected; 0 while it is down (rate limits per instance, statuses from local layers and upstreams).',
       registers,
       collect() {

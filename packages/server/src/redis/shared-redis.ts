@@ -8,6 +8,7 @@ import {
 import type { RateBudget } from '@rollup-router/core';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { BudgetStore } from '../cluster/cluster-rate-limit.js';
 import { ConfigError } from '../config/config-error.js';
 
 /** Where the Redis URL can come from, for the error that names it. */
@@ -46,17 +47,22 @@ export class SharedRedis {
    * The store of one budget (core's rateLimiterFor): rate-limiter-flexible's Redis limiter
    * (atomic, so racing calls on every instance share the budget exactly), insured by a
    * per-instance memory limiter with the same budget, used whenever Redis is not connected
-   * or a command fails or times out. Redis only counts: budgets and keys come from config,
-   * and an API key is counted under its name, never the key.
+   * or a command fails or times out (`insurance`, under `workers`: the primary's, one for the
+   * instance). Redis only counts: budgets and keys come from config, and an API key is counted
+   * under its name, never the key.
    */
-  rateLimiter({ points, durationSeconds }: RateBudget, keyPrefix: string): RateLimiterAbstract {
+  rateLimiter(
+    { points, durationSeconds }: RateBudget,
+    keyPrefix: string,
+    insurance?: BudgetStore,
+  ): RateLimiterAbstract {
     const budget = { points, duration: durationSeconds };
     return new RateLimiterRedis({
       ...budget,
       storeClient: this.client,
       keyPrefix,
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(budget),
+      insuranceLimiter: insurance?.({ points, durationSeconds }, keyPrefix) ?? new RateLimiterMemory(budget),
     });
   }
 
