@@ -53,7 +53,7 @@ RUN npm run build \
 # ---- runtime: the built server, its production dependencies, nothing else ----
 FROM ${NODE_IMAGE}
 # ROLLUP_ROUTER_WORKERS=auto: a server process per CPU the container is given (--cpus included),
-# on one port; a rate budget stays one budget for the container (docs/running.md, Workers).
+# on one port; a rate budget stays one budget for the container (docs/workers.md).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
