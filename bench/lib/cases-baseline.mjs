@@ -4,15 +4,8 @@
 import { routesResponse } from '../targets/lib/fixtures.mjs';
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
-import {
-  cycle,
-  expectResult,
-  expectStatuses,
-  getRoutes,
-  getSignatureStatuses,
-  post,
-  tenRoutes,
-} from './requests.mjs';
+import { expectResult, expectStatuses, tenRoutes } from './checks.mjs';
+import { cycle, getRoutes, getSignatureStatuses, post } from './requests.mjs';
 
 export const STANDIN = { script: 'upstream-standin.mjs' };
 

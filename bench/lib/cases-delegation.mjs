@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { ROUTER_URL, VALIDATOR_URL } from './peers.mjs';
-import { call, expectResult, post } from './requests.mjs';
+import { expectResult } from './checks.mjs';
+import { call, post } from './requests.mjs';
 import { transferSource } from './transfers.mjs';
 
 const SERVER = {

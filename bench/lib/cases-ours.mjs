@@ -5,15 +5,8 @@
 import { TRIVIAL_REQUEST } from '../targets/lib/trivial.mjs';
 import { STANDIN } from './cases-baseline.mjs';
 import { VALIDATOR_URL } from './peers.mjs';
-import {
-  call,
-  expectBatch,
-  expectStatuses,
-  getRoutes,
-  getSignatureStatuses,
-  post,
-  tenRoutes,
-} from './requests.mjs';
+import { expectBatch, expectStatuses, tenRoutes } from './checks.mjs';
+import { call, getRoutes, getSignatureStatuses, post } from './requests.mjs';
 
 /** Headers the reference server's listener sets on every answer: checked before a row of it runs. */
 export const SECURITY_HEADERS = ['x-content-type-options', 'content-security-policy', 'x-request-id'];
@@ -30,21 +23,13 @@ const PREFIX = { production: 'prod', lean: 'lean', sampled: 'sampled', traced: '
 const OPTION = { sampled: 'call log sampled 1% (option)', traced: 'traces on (option)' };
 
 /** A batch of 10 mixed calls, all answerable from a primed memory cache. */
-const mixedBatch = (sigs) =>
-  `[${[
-    ['getRoutes'],
-    ['getSignatureStatuses', [[sigs[0]]]],
-    ['getRoutes'],
-    ['getSignatureStatuses', [sigs.slice(1, 5)]],
-    ['getSignatureStatuses', [[sigs[5]], { searchTransactionHistory: false }]],
-    ['getRoutes'],
-    ['getSignatureStatuses', [sigs.slice(6, 14)]],
-    ['getRoutes'],
-    ['getSignatureStatuses', [[sigs[14]]]],
-    ['getRoutes'],
-  ]
-    .map(([m, p], i) => call(m, p, i + 1))
-    .join(',')}]`;
+function mixedBatch(sigs) {
+  const [routes, statuses] = [['getRoutes'], (...params) => ['getSignatureStatuses', params]];
+  const calls = [routes, statuses([sigs[0]]), routes, statuses(sigs.slice(1, 5))];
+  calls.push(statuses([sigs[5]], { searchTransactionHistory: false }), routes, statuses(sigs.slice(6, 14)));
+  calls.push(routes, statuses([sigs[14]]), routes);
+  return `[${calls.map(([m, p], i) => call(m, p, i + 1)).join(',')}]`;
+}
 
 /** The reference server's rows with `settings`. */
 function serverCases(settings, { sigs, primed, fresh1, fresh256, peerAbsent, pids }) {

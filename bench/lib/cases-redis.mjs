@@ -2,19 +2,48 @@
 // same machine, the load generator spreading its connections over both; (b) what the Redis
 // layer adds to one call's latency, on a miss (Redis asked, the upstream answers) and on a
 // hit (an instance answering what another one learned). Each row says which instances
-// serve it: `instances` are measured, `learner` is an instance that learns the primed
-// signature first and stops before the rounds (group.mjs). Full run only.
+// serve it: `instances` are measured; the hit's `before` has another instance learn the
+// primed signature, and stop, before the rounds (group.mjs). Full run only.
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { hasRedisServer, redisArgs, untilRedisReady } from '../../test/support/redis-launch.mjs';
 import { benchSignatures } from '../targets/lib/fixtures.mjs';
 import { STANDIN } from './cases-baseline.mjs';
 import { SECURITY_HEADERS } from './cases-ours.mjs';
-import {
-  expectStatuses,
-  freshSignatureBodies,
-  getRoutes,
-  getSignatureStatuses,
-  post,
-  tenRoutes,
-} from './requests.mjs';
+import { rpcCall } from './peers.mjs';
+import { freePort, startProcess } from './processes.mjs';
+import { expectStatuses, tenRoutes } from './checks.mjs';
+import { freshSignatureBodies, getRoutes, getSignatureStatuses, post } from './requests.mjs';
+import { waitUntil } from './subscribers.mjs';
+
+/** A real redis-server on a free port, no persistence, pinned with our servers; `{ absent }` when it cannot run. */
+export async function startRedisServer() {
+  if (!hasRedisServer()) return { absent: 'redis-server is not installed (apt-get install redis-server)' };
+  const port = await freePort();
+  const redis = startProcess('redis-server', redisArgs(port, tmpdir()));
+  try {
+    await untilRedisReady(redis.child);
+  } catch (err) {
+    await redis.stop();
+    return { absent: err.message };
+  }
+  const hasKey = (key) =>
+    spawnSync('redis-cli', ['-p', String(port), 'EXISTS', key], { encoding: 'utf8' }).stdout.trim() === '1';
+  return { url: `redis://127.0.0.1:${port}`, pid: redis.child.pid, hasKey, stop: redis.stop };
+}
+
+/** A `before`: instance 1 (`target`) learns `sigs` from the upstream, Redis gets them (the default key prefix), it stops. */
+const learnedByInstance1 = (target, sigs) => async (start, redis) => {
+  const learner = await start(target);
+  try {
+    if (learner.absent) throw new Error(learner.absent);
+    await rpcCall(learner.url, getSignatureStatuses(sigs), 10_000);
+    if (!(await waitUntil(() => sigs.every((s) => redis.hasKey(`rollup-router:status:${s}`)), 5000)))
+      throw new Error('instance 1 answered but Redis did not get the status in 5 s');
+  } finally {
+    await learner.stop();
+  }
+};
 
 /** The reference server with production settings as one instance: `statuses` chain, `redis`, rate limit. */
 const instance = (statuses, redis, rateLimit) => ({
@@ -88,8 +117,7 @@ function latencyRows(known) {
       id: 'redis.hit.redis-1',
       what: 'hit, 1 known signature: Redis (learned by instance 1), no memory',
       instances: [none(true)],
-      learner: none(true),
-      learn: known,
+      before: learnedByInstance1(none(true), known),
       layer: 'redis',
       ...knownAnswer,
       vs: ['redis.hit.memory-1'],

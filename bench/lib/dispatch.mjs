@@ -181,11 +181,8 @@ export async function dispatchMode(args) {
     return 0;
   }
   const roots = [ROOT, ...args];
-  const run = spawnSync(
-    process.execPath,
-    [`${ROOT}/bench/run.mjs`, '--dispatch', '--paired-child', ...roots],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
+  const child = [`${ROOT}/bench/run.mjs`, '--dispatch', '--paired-child', ...roots];
+  const run = spawnSync(process.execPath, child, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`--dispatch: ${run.stderr}`);
   console.log(
     `our CPU µs per rpc.dispatch, median of ${CHUNKS} chunks per checkout, all in one process, chunks alternating ` +
@@ -206,9 +203,8 @@ export async function dispatchMode(args) {
 
 /** The guard figure: `{ rounds, calls, withoutUs, withUs, ratio, addedUs, met }`, or `{ error }`. */
 export async function measureGuard(log, { rounds = 40, calls = 15_000 } = {}) {
-  log(
-    `guard: ${rounds} rounds of ${calls.toLocaleString('en-US')} getRoutes dispatched, without and with a guard`,
-  );
+  const n = calls.toLocaleString('en-US');
+  log(`guard: ${rounds} rounds of ${n} getRoutes dispatched, without and with a guard`);
   try {
     const { core, routesPlugin } = await load(ROOT);
     const routes = () => [routesPlugin({ routes: benchRoutes(10) })];
@@ -218,16 +214,11 @@ export async function measureGuard(log, { rounds = 40, calls = 15_000 } = {}) {
     rigs[1].guard((ctx) => {
       if (denied.has(ctx.method) && ctx.host === undefined) throw new Error('refused');
     });
-    const [without, withGuard] = await alternatingChunks(
-      rigs,
-      rounds,
-      calls,
-      dispatchEach(getRoutes(), calls),
-    );
+    const work = dispatchEach(getRoutes(), calls);
+    const [without, withGuard] = await alternatingChunks(rigs, rounds, calls, work);
     await Promise.all(rigs.map((rpc) => rpc.stop()));
-    const [withoutUs, withUs, addedUs] = [without, withGuard, without.map((a, k) => withGuard[k] - a)].map(
-      median,
-    );
+    const added = without.map((a, k) => withGuard[k] - a);
+    const [withoutUs, withUs, addedUs] = [without, withGuard, added].map(median);
     const ratio = median(without.map((a, k) => withGuard[k] / a));
     return { rounds, calls, withoutUs, withUs, ratio, addedUs, met: addedUs < GUARD_GOAL_US };
   } catch (err) {

@@ -4,39 +4,19 @@
 // URL, or several: autocannon spreads its connections over them), which processes serve it
 // (their CPU is summed), and where its evidence is. Our targets are started once per distinct
 // target and shared by the rows that name it; a row of `instances` (several servers, a Redis
-// shared by the group's instances, a `learner` that learns a status and stops before the
+// shared by the group's instances, and what its `before` starts and stops before the
 // rounds) gets processes of its own. Each round: warm-up, load with a CPU window around the
 // measured part, evidence read before and after, the answer checked again.
-import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { hasRedisServer, redisArgs, untilRedisReady } from '../../test/support/redis-launch.mjs';
+import { startRedisServer } from './cases-redis.mjs';
 import { contentionNote, cpuWindow } from './contention.mjs';
 import { addEvidence, evidenceDelta, readEvidence } from './evidence.mjs';
 import { nextBody } from './load.mjs';
 import { rpcCall } from './peers.mjs';
 import { loadFor } from './socket-load.mjs';
 import { readMemory, sampleRss } from './proc.mjs';
-import { freePort, pinning, startProcess, startTarget } from './processes.mjs';
-import { getSignatureStatuses } from './requests.mjs';
+import { pinning, startTarget } from './processes.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
-import { waitUntil } from './subscribers.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
-
-/** A real redis-server on a free port, no persistence, pinned with our servers; `{ absent }` when it cannot run. */
-async function startRedisServer() {
-  if (!hasRedisServer()) return { absent: 'redis-server is not installed (apt-get install redis-server)' };
-  const port = await freePort();
-  const redis = startProcess('redis-server', redisArgs(port, tmpdir()));
-  try {
-    await untilRedisReady(redis.child);
-  } catch (err) {
-    await redis.stop();
-    return { absent: err.message };
-  }
-  const hasKey = (key) =>
-    spawnSync('redis-cli', ['-p', String(port), 'EXISTS', key], { encoding: 'utf8' }).stdout.trim() === '1';
-  return { url: `redis://127.0.0.1:${port}`, pid: redis.child.pid, hasKey, stop: redis.stop };
-}
 
 /** Our target (with its upstream stand-in when it has one) as an instance of an endpoint. */
 async function startOurs(target, nodeArgs, redis) {
@@ -57,37 +37,25 @@ async function startOurs(target, nodeArgs, redis) {
   return { ...server, upstreamPid: helper?.pid ?? upstream?.pid, helperUrl: helper?.url, stop };
 }
 
-/** A learner instance learns `c.learn` from the upstream, Redis gets them (the default key prefix), the learner stops. */
-async function learnThroughOtherInstance(c, nodeArgs, redis) {
-  const learner = await startOurs(c.learner, nodeArgs, redis);
-  try {
-    if (learner.absent) throw new Error(learner.absent);
-    await rpcCall(learner.url, getSignatureStatuses(c.learn), 10_000);
-    if (!(await waitUntil(() => c.learn.every((s) => redis.hasKey(`rollup-router:status:${s}`)), 5000)))
-      throw new Error('instance 1 answered but Redis did not get the status in 5 s');
-  } finally {
-    await learner.stop();
-  }
-}
-
 /** The endpoint of a row from its started instances; several say whose CPU is counted, and on what CPUs. */
 function endpointOf(instances, redisPid) {
   const [first] = instances;
-  const n = instances.length;
   const cpus = pinning()?.targets;
-  const notes = [`${n} processes: CPU and RSS are their sum`];
-  if (cpus && !/[-,]/.test(cpus))
+  const notes = instances.length > 1 ? [`${instances.length} processes: CPU and RSS are their sum`] : [];
+  if (notes.length && cpus && !/[-,]/.test(cpus))
     notes.push(`both instances and redis-server pinned to CPU ${cpus}: no CPU to scale on`);
   return {
     ...first,
-    load: n === 1 ? first.url : instances.map((i) => i.url),
+    load: instances.length === 1 ? first.url : instances.map((i) => i.url),
     pids: instances.map((i) => i.pid),
     redisPid,
     // The stand-in's hits are counted once.
     instances: instances.map((i, k) => ({ ...i, helperUrl: k === 0 ? i.helperUrl : undefined })),
-    notes: [...(first.notes ?? []), ...(n > 1 ? notes : [])],
+    notes: [...(first.notes ?? []), ...notes],
   };
 }
+
+const usesRedis = (c) => c.instances?.some((i) => i.redis);
 
 /**
  * Starts what `cases` need. Returns `{ endpoints: Map<caseId, endpoint | { absent }>,
@@ -96,33 +64,28 @@ function endpointOf(instances, redisPid) {
 async function startEndpoints(cases, nodeArgs = []) {
   const started = new Map();
   const endpoints = new Map();
-  const needsRedis = cases.some((c) => c.instances?.some((i) => i.redis));
-  const redis = needsRedis ? await startRedisServer() : undefined;
+  const redis = cases.some(usesRedis) ? await startRedisServer() : undefined;
   const stop = async () => {
-    for (const e of started.values()) await e.stop?.();
+    for (const e of started.values()) await e.stop();
     await redis?.stop?.();
   };
+  const start = (target) => startOurs(target, nodeArgs, redis);
   const instance = async (key, target) => {
-    if (!started.has(key)) started.set(key, await startOurs(target, nodeArgs, redis));
+    if (!started.has(key)) started.set(key, await start(target));
     return started.get(key);
   };
+  const endpointFor = async (c) => {
+    if (c.absent || (usesRedis(c) && redis.absent)) return { absent: c.absent ?? redis.absent };
+    if (c.peer) return { ...c.peer, pids: [c.peer.pid], load: c.peer.url, instances: [c.peer] };
+    await c.before?.(start, redis); // e.g. another instance that learns what this row is asked, then stops
+    const instances = [];
+    for (const [k, target] of (c.instances ?? [c.target]).entries())
+      instances.push(await instance(c.instances ? `${c.id}#${k}` : JSON.stringify(c.target), target));
+    const absent = instances.find((i) => i.absent);
+    return absent ? { absent: absent.absent } : endpointOf(instances, usesRedis(c) ? redis.pid : undefined);
+  };
   try {
-    for (const c of cases) {
-      if (c.absent) endpoints.set(c.id, { absent: c.absent });
-      else if (c.peer)
-        endpoints.set(c.id, { ...c.peer, pids: [c.peer.pid], load: c.peer.url, instances: [c.peer] });
-      else if (c.instances?.some((i) => i.redis) && redis.absent)
-        endpoints.set(c.id, { absent: redis.absent });
-      else {
-        if (c.learner) await learnThroughOtherInstance(c, nodeArgs, redis);
-        const instances = [];
-        for (const [k, target] of (c.instances ?? [c.target]).entries())
-          instances.push(await instance(c.instances ? `${c.id}#${k}` : JSON.stringify(c.target), target));
-        const absent = instances.find((i) => i.absent);
-        const redisPid = c.instances?.some((i) => i.redis) ? redis.pid : undefined;
-        endpoints.set(c.id, absent ? { absent: absent.absent } : endpointOf(instances, redisPid));
-      }
-    }
+    for (const c of cases) endpoints.set(c.id, await endpointFor(c));
   } catch (err) {
     await stop();
     throw err;
@@ -154,26 +117,18 @@ async function checkAnswer(c, { url }) {
   return probe.text;
 }
 
-/** Checks and warms each row; returns Map<id, { endpoint, probe } | { absent } | { error }>. */
-async function prepare(members, endpoints, settings) {
-  const state = new Map();
-  for (const c of members) {
-    const endpoint = endpoints.get(c.id);
-    if (endpoint.absent) {
-      state.set(c.id, { absent: endpoint.absent });
-      continue;
-    }
-    try {
-      await c.refill?.(settings);
-      let probe;
-      for (const i of endpoint.instances) probe = await checkAnswer(c, i);
-      await loadFor(c).warmUp(endpoint.load, c.requests, loadSettings(c, settings), settings.warmup);
-      state.set(c.id, { endpoint, probe });
-    } catch (err) {
-      state.set(c.id, { error: err.message });
-    }
+/** Checks and warms row `c`: `{ endpoint, probe }`, `{ absent }` or `{ error }`. */
+async function prepare(c, endpoint, settings) {
+  if (endpoint.absent) return { absent: endpoint.absent };
+  try {
+    await c.refill?.(settings);
+    let probe;
+    for (const i of endpoint.instances) probe = await checkAnswer(c, i);
+    await loadFor(c).warmUp(endpoint.load, c.requests, loadSettings(c, settings), settings.warmup);
+    return { endpoint, probe };
+  } catch (err) {
+    return { error: err.message };
   }
-  return state;
 }
 
 const perRequest = (us, n) => (us === undefined || !(n > 0) ? undefined : us / n);
@@ -231,30 +186,23 @@ export async function measureGroup(group, ctx) {
   const { endpoints, pids, stop } = await startEndpoints(members, ctx.nodeArgs);
   const knownPids = [process.pid, ...pids, ...ctx.peerPids];
   try {
-    const state = await prepare(members, endpoints, settings);
+    const state = new Map();
+    for (const c of members) state.set(c.id, await prepare(c, endpoints.get(c.id), settings));
     const measurable = members.filter((c) => state.get(c.id).endpoint);
     const { samples, errors, remeasured } = await measureRounds(measurable, settings, log, (c) =>
       measureRound(c, state.get(c.id).endpoint, settings, knownPids, state.get(c.id).probe),
     );
     for (const [id, error] of errors) state.get(id).error = error;
     const rows = members.map((c) => {
+      const { absent, error } = state.get(c.id);
       const endpoint = endpoints.get(c.id);
       // Our servers' kernel high-water mark; the peers' highest RSS polled during the rounds.
-      const hwm =
-        c.peer || endpoint.absent ? 0 : endpoint.pids.reduce((t, p) => t + (readMemory(p)?.hwmKb ?? 0), 0);
-      return summarise(
-        c,
-        group.name,
-        Array.from({ length: settings.rounds }, (_, i) => samples.get(c.id)?.[i]),
-        {
-          notes: [...(endpoint.notes ?? []), ...remeasuredNote(remeasured)],
-          remeasuredRounds: remeasured.length,
-          connections: c.connections ?? settings.connections,
-          peakRssKb: hwm || undefined,
-          error: state.get(c.id).error,
-          absent: state.get(c.id).absent,
-        },
-      );
+      const hwm = c.peer || absent ? 0 : endpoint.pids.reduce((t, p) => t + (readMemory(p)?.hwmKb ?? 0), 0);
+      const notes = [...(endpoint.notes ?? []), ...remeasuredNote(remeasured)];
+      const rounds = Array.from({ length: settings.rounds }, (_, i) => samples.get(c.id)?.[i]);
+      const connections = c.connections ?? settings.connections;
+      const extra = { notes, connections, peakRssKb: hwm || undefined, absent, error };
+      return summarise(c, group.name, rounds, { ...extra, remeasuredRounds: remeasured.length });
     });
     return pairWithBaselines(rows, cases);
   } finally {

@@ -14,7 +14,8 @@ import { redisCases } from './cases-redis.mjs';
 import { computeGoals } from './goals.mjs';
 import { measureGroup } from './group.mjs';
 import { preparePeers } from './peers.mjs';
-import { expectResult, freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
+import { expectResult } from './checks.mjs';
+import { freshSignatureBodies, getSignatureStatuses } from './requests.mjs';
 
 // Each group: `name = the rows of quick mode (and of the full run) | the rows the full run adds`.
 // ws.*: issue 10's socket vs HTTP, the same calls to the same server in the same rounds;

@@ -28,19 +28,17 @@ function fire(opts, onResponse) {
 }
 
 /**
- * A request whose body rotates through `bodies`, one after the other over all connections,
- * and on from where the last run (or nextBody) left off: a pool of single-use bodies (signed
- * transactions) is not sent twice while it lasts.
+ * `request` for autocannon. With `bodies`, its body rotates through them, one after the other
+ * over all connections, and on from where the last run (or nextBody) left off: a pool of
+ * single-use bodies (signed transactions) is not sent twice while it lasts.
  */
-function rotating(request) {
-  return {
-    method: 'POST',
-    path: request.path,
-    headers: HEADERS,
-    body: request.bodies[0],
-    setupRequest: (req) => ({ ...req, body: nextBody(request) }),
-  };
-}
+const toAutocannon = (request) => ({
+  method: 'POST',
+  path: request.path,
+  headers: HEADERS,
+  body: request.body ?? request.bodies[0],
+  ...(request.bodies && { setupRequest: (req) => ({ ...req, body: nextBody(request) }) }),
+});
 
 /** The body `request` sends next: its own, or the next of its rotating `bodies`. */
 export function nextBody(request) {
@@ -55,13 +53,7 @@ function loadOptions(url, requests, connections) {
   return {
     url: single ? new URL(requests[0].path, url).href : url,
     connections,
-    ...(single
-      ? { body: requests[0].body }
-      : {
-          requests: requests.map((r) =>
-            r.bodies ? rotating(r) : { method: 'POST', path: r.path, body: r.body, headers: HEADERS },
-          ),
-        }),
+    ...(single ? { body: requests[0].body } : { requests: requests.map(toAutocannon) }),
   };
 }
 

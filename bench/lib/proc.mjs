@@ -7,6 +7,15 @@ import os from 'node:os';
 
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on every Linux ABI Node runs on
 
+/** A /proc file's text; undefined when there is none (not Linux, or the process ended since). */
+function readProc(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 // The command name (field 2) is in parentheses and may contain spaces: split after it.
 function parseStat(text) {
   const close = text.lastIndexOf(')');
@@ -24,17 +33,10 @@ function parseStat(text) {
  * `stealUs` = time the hypervisor gave our vCPUs to someone else.
  */
 export function machineCpuUs() {
-  try {
-    const [user, nice, system, , , , , steal = 0] = readFileSync('/proc/stat', 'utf8')
-      .split('\n', 1)[0]
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return { busyUs: (user + nice + system) * TICK_US, stealUs: steal * TICK_US };
-  } catch {
-    return undefined;
-  }
+  const cpu = readProc('/proc/stat')?.split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  if (!cpu) return undefined;
+  const [user, nice, system, , , , , steal = 0] = cpu;
+  return { busyUs: (user + nice + system) * TICK_US, stealUs: steal * TICK_US };
 }
 
 /** One process's user and system CPU time in µs. */
@@ -57,37 +59,25 @@ export function allProcessesCpuUs() {
   } catch {
     return out; // not Linux
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      out.set(Number(entry), parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8')));
-    } catch {
-      // ended between readdir and read
-    }
+  for (const entry of entries.filter((e) => /^\d+$/.test(e))) {
+    const stat = readProc(`/proc/${entry}/stat`); // undefined: ended between readdir and read
+    if (stat) out.set(Number(entry), parseStat(stat));
   }
   return out;
 }
 
 /** "node .bin/tsc" rather than "node": the command and what it runs, for notes. */
 export function describeProcess(pid, name) {
-  try {
-    const [, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    const script = args.find((a) => a && !a.startsWith('-'));
-    return script ? `${name} ${script.split('/').slice(-2).join('/')}` : name;
-  } catch {
-    return name; // ended since
-  }
+  const [, ...args] = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+  const script = args.find((a) => a && !a.startsWith('-'));
+  return script ? `${name} ${script.split('/').slice(-2).join('/')}` : name;
 }
 
 /** VmRSS and VmHWM (the peak resident set since the process started) of `pid`, in kB. */
 export function readMemory(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
-    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-  } catch {
-    return undefined;
-  }
+  const text = readProc(`/proc/${pid}/status`);
+  const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return text === undefined ? undefined : { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
 }
 
 /** Polls VmRSS every `intervalMs`; `stop()` gives the highest seen, in kB. */
@@ -114,23 +104,14 @@ export const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
  * pages a GC freed on a background thread, after process.memoryUsage() saw them.
  */
 export function residentBytes(pid) {
-  try {
-    const rss = /^Rss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
-    return rss === undefined ? undefined : Number(rss) * 1024;
-  } catch {
-    return undefined;
-  }
+  const rss = /^Rss:\s+(\d+) kB/m.exec(readProc(`/proc/${pid}/smaps_rollup`) ?? '')?.[1];
+  return rss === undefined ? undefined : Number(rss) * 1024;
 }
 
 /** What the figures were measured on; they mean little without it. */
 export function machineInfo() {
-  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    cpuModel =
-      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpuModel;
-  } catch {
-    // not Linux: os.cpus() it is
-  }
+  const fromProc = /^model name\s*:\s*(.+)$/m.exec(readProc('/proc/cpuinfo') ?? '')?.[1]?.trim();
+  const cpuModel = fromProc ?? os.cpus()[0]?.model ?? 'unknown';
   return {
     nproc: os.availableParallelism(),
     cpuModel,

@@ -69,8 +69,7 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
         clearTimeout(timer);
         messages.off('message', onMessage);
         child.off('exit', onExit); // a target asked for its memory often would pile them up
-        if (err) reject(err);
-        else resolve(msg);
+        return err ? reject(err) : resolve(msg);
       };
       const onMessage = (msg) => match(msg) && done(undefined, msg);
       const onExit = (code) =>
@@ -80,14 +79,10 @@ export async function startTarget(script, args = [], { nodeArgs = [], timeoutMs 
       child.once('exit', onExit);
     });
 
-  const first = await next((m) => m.ready || m.absent).catch(async (err) => {
-    await stop();
-    throw err;
-  });
-  if (first.absent) {
-    await stop();
-    return { absent: first.absent };
-  }
+  const first = await next((m) => m.ready || m.absent).catch((error) => ({ error }));
+  if (!first.ready) await stop();
+  if (first.error) throw first.error;
+  if (first.absent) return { absent: first.absent };
   return {
     ...first,
     url: `http://127.0.0.1:${first.port}`,

@@ -74,16 +74,9 @@ async function profileCase(c, cases, settings, dir, log) {
   mkdirSync(caseDir, { recursive: true });
   log(`profiling ${c.id} (${c.what}) under load: node --cpu-prof`);
   // The target exits on SIGTERM through process.exit(), which is when --cpu-prof writes.
-  const [row] = await measureGroup(
-    { name: 'profile', members: [c.id] },
-    {
-      cases,
-      settings: { ...settings, rounds: 1 },
-      peerPids: [],
-      log,
-      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${caseDir}`],
-    },
-  );
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${caseDir}`];
+  const ctx = { cases, settings: { ...settings, rounds: 1 }, peerPids: [], log, nodeArgs };
+  const [row] = await measureGroup({ name: 'profile', members: [c.id] }, ctx);
   if (row.absent || !row.rounds) throw new Error(`${c.id}: ${row.absent ?? row.error}`);
   const file = readdirSync(caseDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${caseDir}`);

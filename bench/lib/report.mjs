@@ -49,14 +49,8 @@ export function textTable(rows) {
   const widths = HEAD.map((_, i) =>
     Math.min(i === 11 ? 120 : 64, Math.max(...all.map((r) => String(r[i]).length))),
   );
-  const line = (r) =>
-    r
-      .map((c, i) => {
-        const s = String(c).slice(0, widths[i]);
-        return NUMERIC.has(i) ? s.padStart(widths[i]) : s.padEnd(widths[i]);
-      })
-      .join('  ')
-      .trimEnd();
+  const cell = (c, i) => String(c).slice(0, widths[i])[NUMERIC.has(i) ? 'padStart' : 'padEnd'](widths[i]);
+  const line = (r) => r.map(cell).join('  ').trimEnd();
   const out = [line(HEAD)];
   let group;
   rows.forEach((r, i) => {
@@ -86,12 +80,11 @@ const goalCells = (goals, optionLines) => [
 export function textGoals(goals, optionLines = []) {
   const rows = goalCells(goals, optionLines);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
-  return [
-    'goals (ratio, or ms added: the median over rounds of the paired ratio or difference):',
-    ...rows.map(
-      (r) => `  ${r[0].padEnd(widths[0])}  ${r[1].padStart(widths[1])}  ${r[2].padStart(widths[2])}  ${r[3]}`,
-    ),
-  ].join('\n');
+  const line = ([goal, figure, target, result]) =>
+    `  ${goal.padEnd(widths[0])}  ${figure.padStart(widths[1])}  ${target.padStart(widths[2])}  ${result}`;
+  return ['goals (ratio, or ms added: the median over rounds of the paired ratio or difference):']
+    .concat(rows.map(line))
+    .join('\n');
 }
 
 /**
@@ -103,15 +96,12 @@ export function contentionSummary(rows, judged = new Set(rows)) {
   const rounds = rows.reduce((n, r) => n + (r.rounds ?? 0), 0);
   const contended = rows.reduce((n, r) => n + (r.contendedRounds ?? 0), 0);
   // Rows of a group share their rounds: a round measured again counts once.
-  let remeasured = 0;
-  for (const k of new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()) remeasured += k;
-  const again = remeasured
-    ? `; ${remeasured} round(s) measured again after contention (--retry-contended)`
+  const remeasured = [...new Map(rows.map((r) => [r.group, r.remeasuredRounds ?? 0])).values()];
+  const again = remeasured.some(Boolean)
+    ? `; ${remeasured.reduce((a, b) => a + b)} round(s) measured again after contention (--retry-contended)`
     : '';
-  const worst = Math.max(
-    0,
-    ...rows.flatMap((r) => [r.othersCpuShareMax, r.stealShareMax]).filter(Number.isFinite),
-  );
+  const shares = rows.flatMap((r) => [r.othersCpuShareMax, r.stealShareMax]).filter(Number.isFinite);
+  const worst = Math.max(0, ...shares);
   if (!contended) return `CPU contention: none noted in ${rounds} rounds (others below 5% of a CPU)${again}`;
   const examples = [...new Set(rows.flatMap((r) => r.contention))].slice(0, 3);
   const seen = `in ${contended} of ${rounds} rounds other processes or the hypervisor used the CPUs (up to ${pct(worst)} of a CPU)${again}`;

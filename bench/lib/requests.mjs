@@ -1,4 +1,4 @@
-// JSON-RPC request bodies of the cases, and the checks their answers must pass.
+// JSON-RPC request bodies of the cases (checks.mjs: what their answers must be).
 import { randomBytes } from 'node:crypto';
 
 export const call = (method, params, id = 1) =>
@@ -37,35 +37,3 @@ export function randomSignatureTexts(n) {
   }
   return Array.from({ length: n }, (_, k) => digits.toString('latin1', 88 * k, 88 * (k + 1)));
 }
-
-// Checks return a reason when the answer is not what the row claims to measure.
-const parse = (text) => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-const success = (msg) =>
-  msg && typeof msg === 'object' && 'result' in msg && (msg.error === undefined || msg.error === null);
-
-export const expectResult = (predicate, what) => (text) => {
-  const msg = parse(text);
-  if (!success(msg)) return `not a JSON-RPC success: ${text.slice(0, 160)}`;
-  return predicate(msg.result) ? undefined : `unexpected result (${what}): ${text.slice(0, 160)}`;
-};
-
-/** The answer to getRoutes against the bench's ten nodes. */
-export const tenRoutes = expectResult((r) => Array.isArray(r) && r.length === 10, '10 routes');
-
-export const expectStatuses = (n, { allKnown }) =>
-  expectResult(
-    (r) => Array.isArray(r?.value) && r.value.length === n && (!allKnown || r.value.every((s) => s !== null)),
-    `${n} statuses${allKnown ? ', all known' : ''}`,
-  );
-
-export const expectBatch = (n) => (text) => {
-  const msg = parse(text);
-  if (!Array.isArray(msg) || msg.length !== n) return `not a batch of ${n}: ${text.slice(0, 160)}`;
-  return msg.every(success) ? undefined : `a call of the batch failed: ${text.slice(0, 160)}`;
-};

@@ -85,46 +85,39 @@ function startSubscriptions(target, helper, log) {
       } catch (err) {
         counts.errors += 1;
         if (counts.errors <= 3) log(`  subscription churn: ${err.message}`);
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
     }
   };
   const clients = Array.from({ length: CLIENTS }, client);
   log(`  WebSocket subscriptions: ${CLIENTS} clients churning ${PER_SOCKET} signatureSubscribe per socket`);
-  return {
-    stop: async () => {
-      running = false;
-      await Promise.all(clients);
-      return counts;
-    },
+  const stop = async () => {
+    running = false;
+    await Promise.all(clients);
+    return counts;
   };
+  return { stop };
 }
 
-/** The server to soak (with its upstream stand-in), primed, and the requests it gets. */
-async function startSoakTarget() {
-  const sigs = benchSignatures(256);
-  const helper = await startTarget('upstream-standin.mjs');
-  const target = await referenceServer(helper.url, ['--statuses', 'soak']);
-  await rpcCall(target.url, getSignatureStatuses(sigs), 10_000);
-  const server = 'reference server, production settings (1000-entry cache, upstream stand-in)';
-  return { helper, target, server, requests: mixedRequests(sigs) };
-}
+const SERVER = 'reference server, production settings (1000-entry cache, upstream stand-in)';
 
 export async function soak(settings, log) {
   const total = settings.soakCalls;
-  const { helper, target, server, requests } = await startSoakTarget();
+  const sigs = benchSignatures(256);
+  const helper = await startTarget('upstream-standin.mjs');
+  const target = await referenceServer(helper.url, ['--statuses', 'soak']);
   try {
+    await rpcCall(target.url, getSignatureStatuses(sigs), 10_000); // primed: the known rows are hits
     const start = await target.memory();
-    log(
-      `soak: ${total.toLocaleString('en-US')} mixed requests, ${settings.connections} connections, against ${server}`,
-    );
+    const many = total.toLocaleString('en-US');
+    log(`soak: ${many} mixed requests, ${settings.connections} connections, against ${SERVER}`);
     const churn = startSubscriptions(target, helper, log);
-    const { readings, runs } = await loadAndRead(target, requests, settings, log);
+    const { readings, runs } = await loadAndRead(target, mixedRequests(sigs), settings, log);
     const subscriptions = await churn.stop();
     log(`  subscription churn: ${JSON.stringify(subscriptions)}`);
     const failures = runs.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
     return {
-      server,
+      server: SERVER,
       requests: total,
       connections: settings.connections,
       memory: { start, readings },
@@ -153,8 +146,7 @@ async function loadAndRead(target, requests, settings, log) {
     // Read while the churn still runs, every time: like is compared with like.
     const memory = await target.memory();
     await sleep(SETTLE_MS);
-    const settled = residentBytes(target.child.pid);
-    const rss = settled ?? memory.rss;
+    const rss = residentBytes(target.child.pid) ?? memory.rss; // settled, see SETTLE_MS
     const young = memory.spaces?.new_space?.size ?? 0;
     const reading = { calls: done, ...memory, rssAtGc: memory.rss, rss, judged: rss - young, young };
     readings.push(reading);

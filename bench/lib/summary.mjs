@@ -10,46 +10,43 @@ export function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+const sum = (xs, get) => xs.reduce((t, x) => t + get(x), 0);
 const field = (samples, get) => median(samples.filter(Boolean).map(get));
 const max = (values) => {
   const v = values.filter(Number.isFinite);
   return v.length ? Math.max(...v) : undefined;
 };
 
+// The per-round figures a row shows the median of.
+const MEDIANS = ['reqPerSec', 'cpuUsPerRequest', 'upstreamCpuUsPerRequest', 'loadGeneratorCpuUsPerRequest'];
+
 /** One row of the table from the samples of its rounds (`samples[i]` undefined: round i failed). */
 export function summarise(c, group, samples, extra) {
   const ok = samples.filter(Boolean);
   const evidence = addEvidence(ok.map((s) => s.evidence));
-  const requests = ok.reduce((n, s) => n + s.totalRequests, 0);
-  const failures = ok.reduce((n, s) => n + s.errors + s.timeouts + s.non2xx, 0);
+  const requests = sum(ok, (s) => s.totalRequests);
+  const failures = sum(ok, (s) => s.errors + s.timeouts + s.non2xx);
   const contended = ok.filter((s) => s.contention);
   const notes = [...(extra.notes ?? []), ...evidenceNotes(c, evidence, requests)];
   const redisUs = field(samples, (s) => s.redisCpuUsPerRequest);
   if (redisUs > 0) notes.unshift(`redis-server ${redisUs.toFixed(1)} CPU µs/req`);
-  if (ok[0]?.callsPerInstance.length > 1) {
-    const perInstance = ok[0].callsPerInstance.map((_, k) =>
-      ok.reduce((t, s) => t + s.callsPerInstance[k], 0),
-    );
-    notes.unshift(`calls per instance: ${perInstance.join(' / ')}`);
-  }
+  const perInstance = ok[0]?.callsPerInstance.map((_, k) => sum(ok, (s) => s.callsPerInstance[k]));
+  if (perInstance?.length > 1) notes.unshift(`calls per instance: ${perInstance.join(' / ')}`);
   if (failures) notes.push(`${failures} errors/timeouts/non-2xx in ${requests} requests`);
   for (const n of new Set(ok.flatMap((s) => s.notes))) notes.push(n);
   return {
     id: c.id,
     group,
     what: c.what,
-    connections: extra.connections,
+    ...extra, // connections, peakRssKb, error, absent: what the group knows beside the rounds
     rounds: ok.length,
-    reqPerSec: field(samples, (s) => s.reqPerSec),
+    ...Object.fromEntries(MEDIANS.map((k) => [k, field(samples, (s) => s[k])])),
     reqPerSecRounds: samples.map((s) => (s ? Math.round(s.reqPerSec) : null)),
     latencyMs: {
       p50: field(samples, (s) => s.latencyMs.p50),
       p99: field(samples, (s) => s.latencyMs.p99),
       max: max(ok.map((s) => s.latencyMs.max)),
     },
-    cpuUsPerRequest: field(samples, (s) => s.cpuUsPerRequest),
-    upstreamCpuUsPerRequest: field(samples, (s) => s.upstreamCpuUsPerRequest),
-    loadGeneratorCpuUsPerRequest: field(samples, (s) => s.loadGeneratorCpuUsPerRequest),
     othersCpuShareMax: max(ok.map((s) => s.othersCpuShare)),
     stealShareMax: max(ok.map((s) => s.stealShare)),
     contendedRounds: contended.length,
@@ -59,8 +56,6 @@ export function summarise(c, group, samples, extra) {
     evidence,
     samples,
     notes,
-    error: extra.error,
-    absent: extra.absent,
   };
 }
 

@@ -34,29 +34,16 @@ export function untilStopped(close) {
       process.exit(0);
     }
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, stop);
   process.on('SIGUSR2', () => {
     globalThis.gc?.();
-    const m = process.memoryUsage();
-    report({
-      memory: {
-        rss: m.rss,
-        heapUsed: m.heapUsed,
-        heapTotal: m.heapTotal,
-        external: m.external,
-        arrayBuffers: m.arrayBuffers,
-        mallocHeap: mallocHeapBytes(),
-        // Per V8 space, bytes used and bytes V8 holds for it: which part of the heap a rise is in.
-        spaces: Object.fromEntries(
-          getHeapSpaceStatistics().map((s) => [
-            s.space_name,
-            { used: s.space_used_size, size: s.space_size },
-          ]),
-        ),
-        gc: Boolean(globalThis.gc),
-      },
-    });
+    // Per V8 space, bytes used and bytes V8 holds for it: which part of the heap a rise is in.
+    const spaces = getHeapSpaceStatistics().map((s) => [
+      s.space_name,
+      { used: s.space_used_size, size: s.space_size },
+    ]);
+    const memory = { ...process.memoryUsage(), mallocHeap: mallocHeapBytes(), gc: Boolean(globalThis.gc) };
+    report({ memory: { ...memory, spaces: Object.fromEntries(spaces) } });
   });
   process.stdin.on('end', stop).on('error', stop).resume();
 }
