@@ -6,7 +6,11 @@
 import { expect } from 'chai';
 import { VALIDATOR_A } from '@rollup-router/test-support/delegation-chain';
 import { moduleProbe, openTelemetryPackages } from '@rollup-router/test-support/loaded-modules';
-import { startOtlpReceiver, type OtlpReceiver } from '@rollup-router/test-support/otlp-receiver';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '@rollup-router/test-support/otlp-receiver';
 import { skipUnlessValidatorA } from '@rollup-router/test-support/validator';
 import { rpc, serveWith, tempDir, type ServerProcess } from './server.harness.js';
 
@@ -79,6 +83,55 @@ describe('server: OpenTelemetry traces', function () {
     expect(upstream.status.code).to.equal(0);
     // The base chain's URL is the operator's secret: no span carries it.
     expect(JSON.stringify(trace)).to.not.include('17799');
+  });
+
+  /** Serves with tracing on and `env`, makes `calls` (traceparent or none), stops; the spans of its service. */
+  async function tracedRun(
+    service: string,
+    env: Record<string, string>,
+    traceparents: (string | undefined)[],
+  ): Promise<ReceivedSpan[]> {
+    const server = await serveWith(dir.dir, config({ shutdown: { drainDelayMs: 0 } }), {
+      env: {
+        ROLLUP_ROUTER_TRACING: 'true',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: service,
+        ...env,
+      },
+    });
+    try {
+      for (const traceparent of traceparents) {
+        const answer = await rpc(
+          `${server.base}/`,
+          { jsonrpc: '2.0', id: 1, method: 'getSlot', params: [] },
+          traceparent === undefined ? {} : { traceparent },
+        );
+        expect(answer.json.result, answer.text).to.be.a('number');
+      }
+      // Spans are exported at the latest when the server stops: after its exit, all of them have come.
+      expect(await stopped(server)).to.equal(0);
+    } finally {
+      await server.kill();
+    }
+    return receiver.spans.filter((s) => s.resource['service.name'] === service);
+  }
+
+  it('OTEL_TRACES_SAMPLER=parentbased_always_off: a trace that starts here is not recorded, one the client sampled is', async () => {
+    const sampledTrace = '5af92f3577b34da6a3ce929d0e0e4736';
+    const spans = await tracedRun('router-parent-based', { OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, [
+      undefined,
+      `00-${sampledTrace}-${CLIENT_SPAN}-01`,
+    ]);
+    expect(spans.length).to.be.greaterThan(0);
+    expect([...new Set(spans.map((s) => s.traceId))]).to.deep.equal([sampledTrace]);
+  });
+
+  it('OTEL_SDK_DISABLED=true: tracing on in the config, calls answered, no span exported', async () => {
+    const spans = await tracedRun('router-sdk-disabled', { OTEL_SDK_DISABLED: 'true' }, [
+      undefined,
+      `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
+    ]);
+    expect(spans).to.deep.equal([]);
   });
 
   it('off (the default): a call is answered and no OpenTelemetry module is loaded but the API prom-client requires', async () => {
