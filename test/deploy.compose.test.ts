@@ -15,6 +15,7 @@ import { Ajv } from 'ajv';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { podmanComposePython, podmanComposeScript } from '@rollup-router/test-support/podman-compose';
 import { hasTool } from '@rollup-router/test-support/system-tool';
 import { REPO, runCli, tempDir } from './server.harness.js';
 
@@ -115,18 +116,12 @@ describe('deploy/compose.yaml', function () {
     // Its own substitution, run by the Python that runs it.
     const script = podmanComposeScript();
     if (script === undefined) this.skip();
-    const python = readFileSync(script, 'utf8')
-      .split('\n')[0]!
-      .replace(/^#!\s*/, '');
-    const substituted = spawnSync(
-      python,
-      [
-        '-c',
-        'import json, sys, yaml, podman_compose as pc\n' +
-          'for f in sys.argv[1:]: print(json.dumps(pc.rec_subs(yaml.safe_load(open(f)), {})))',
-        ...FILES,
-      ],
-      { cwd: DEPLOY, encoding: 'utf8' },
+    const substituted = podmanComposePython(
+      script,
+      'import json, sys, yaml, podman_compose as pc\n' +
+        'for f in sys.argv[1:]: print(json.dumps(pc.rec_subs(yaml.safe_load(open(f)), {})))',
+      FILES,
+      { cwd: DEPLOY },
     );
     expect(substituted.status, substituted.stderr).to.equal(0);
     expect(substituted.stdout.match(/\$\{[^}]*\}/g) ?? []).to.deep.equal([]);
@@ -251,7 +246,3 @@ describe('deploy/compose.yaml', function () {
 });
 
 /** podman-compose's script, when it is installed. */
-function podmanComposeScript(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v podman-compose'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim() : undefined;
-}

@@ -3,24 +3,18 @@
 // takes about 10 minutes on 2 shared CPUs (4 with the base built), so `npm test` leaves it out and
 // .ci/run runs it as a step of its own:
 //   ROLLUP_ROUTER_IMAGE_TEST=1 npx mocha test/deploy.image.test.ts
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { expect } from 'chai';
+import { buildRouterImage, PODMAN_LIMITS, podman as podmanIn } from '@rollup-router/test-support/podman';
 import { hasTool } from '@rollup-router/test-support/system-tool';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { REPO, get, rpc } from './server.harness.js';
 
-const PODMAN = ['--runtime', 'runc', '--cgroup-manager', 'cgroupfs'];
-const LIMITS = ['--ulimit', 'nofile=16384:16384', '--ulimit', 'nproc=4096:4096'];
 const IMAGE = 'localhost/rollup-router:test';
 const NAME = `rollup-router-test-${process.pid}`;
 const VOLUME = `rollup-router-test-data-${process.pid}`;
 
-function podman(args: readonly string[], timeoutMs = 60_000): { status: number | null; out: string } {
-  const ran = spawnSync('podman', [...PODMAN, ...args], { cwd: REPO, encoding: 'utf8', timeout: timeoutMs });
-  return { status: ran.status, out: `${ran.stdout}${ran.stderr}` };
-}
+const podman = (args: readonly string[], timeoutMs?: number) => podmanIn(REPO, args, timeoutMs);
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -41,26 +35,7 @@ describe('Dockerfile: built and run with podman', function () {
       );
       this.skip();
     }
-    const base = spawnSync('bash', [join(REPO, 'deploy/container/node-base.sh'), '22'], {
-      encoding: 'utf8',
-      timeout: 20 * 60_000,
-    });
-    expect(base.status, base.stderr).to.equal(0);
-    const built = podman(
-      [
-        'build',
-        '--format',
-        'docker',
-        '--network=host',
-        ...LIMITS,
-        '--build-arg',
-        `NODE_IMAGE=${base.stdout.trim()}`,
-        '-t',
-        IMAGE,
-        '.',
-      ],
-      25 * 60_000,
-    );
+    const built = buildRouterImage(REPO, IMAGE);
     expect(built.status, built.out.slice(-4000)).to.equal(0);
   });
 
@@ -100,7 +75,7 @@ describe('Dockerfile: built and run with podman', function () {
       '--name',
       NAME,
       '--net=host',
-      ...LIMITS,
+      ...PODMAN_LIMITS,
       '-e',
       `PORT=${port}`,
       '-e',

@@ -9,26 +9,31 @@
 // `npm test` runs only the part that needs no engine, and the rest runs when asked:
 //   ROLLUP_ROUTER_STACK_TEST=1 npx mocha test/deploy.local-stack.test.ts
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import {
+  buildRouterImage,
+  PODMAN_FLAGS,
+  PODMAN_LIMITS,
+  podman as podmanIn,
+} from '@rollup-router/test-support/podman';
+import { podmanComposePython, podmanComposeScript } from '@rollup-router/test-support/podman-compose';
 import { hasTool } from '@rollup-router/test-support/system-tool';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
 import { REPO, get, rpc, signature } from './server.harness.js';
 
 const DEPLOY = join(REPO, 'deploy');
-const PODMAN = ['--runtime', 'runc', '--cgroup-manager', 'cgroupfs'];
-const LIMITS = ['--ulimit', 'nofile=16384:16384', '--ulimit', 'nproc=4096:4096'];
 /** podman-compose's flags on this kind of host, as docs/deploy.md gives them. */
 const COMPOSE = [
   '--podman-args',
-  PODMAN.join(' '),
+  PODMAN_FLAGS.join(' '),
   '--podman-run-args',
-  LIMITS.join(' '),
+  PODMAN_LIMITS.join(' '),
   '-p',
   'rollup-router-stack-test',
 ];
@@ -78,26 +83,16 @@ function dockerComposeImages(env: Record<string, string>): Record<string, string
 
 /** The image each service gets, by podman-compose 1.0's own substitution run by its Python. */
 function podmanComposeImages(script: string, env: Record<string, string>): Record<string, string> {
-  const python = readFileSync(script, 'utf8')
-    .split('\n')[0]!
-    .replace(/^#!\s*/, '');
-  const substituted = spawnSync(
-    python,
-    [
-      '-c',
-      'import json, os, yaml, podman_compose as pc\n' +
-        'c = pc.rec_subs(yaml.safe_load(open("compose.yaml")), dict(os.environ))\n' +
-        'print(json.dumps({k: s.get("image") for k, s in c["services"].items()}))',
-    ],
-    { cwd: DEPLOY, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } },
+  const substituted = podmanComposePython(
+    script,
+    'import json, os, yaml, podman_compose as pc\n' +
+      'c = pc.rec_subs(yaml.safe_load(open("compose.yaml")), dict(os.environ))\n' +
+      'print(json.dumps({k: s.get("image") for k, s in c["services"].items()}))',
+    [],
+    { cwd: DEPLOY, env: { PATH: process.env.PATH, ...env } },
   );
   expect(substituted.status, substituted.stderr).to.equal(0);
   return JSON.parse(substituted.stdout) as Record<string, string>;
-}
-
-function podmanComposeScript(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v podman-compose'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim() : undefined;
 }
 
 describe('deploy/compose.yaml with images of our own (no container registry)', function () {
@@ -144,11 +139,7 @@ describe('deploy/compose.yaml up with podman-compose, images built from Debian p
   let upAt = 0;
   const images: Record<string, string> = {};
 
-  function podman(args: readonly string[], timeoutMs = 60_000): { status: number | null; out: string } {
-    return ran(
-      spawnSync('podman', [...PODMAN, ...args], { cwd: REPO, encoding: 'utf8', timeout: timeoutMs }),
-    );
-  }
+  const podman = (args: readonly string[], timeoutMs?: number) => podmanIn(REPO, args, timeoutMs);
 
   function compose(args: readonly string[], timeoutMs = 5 * 60_000): { status: number | null; out: string } {
     return ran(
@@ -189,26 +180,7 @@ describe('deploy/compose.yaml up with podman-compose, images built from Debian p
     for (const port of [8080, 8081, 9090]) await expectPortFree(port);
 
     const started = Date.now();
-    const base = spawnSync('bash', [join(DEPLOY, 'container/node-base.sh'), '22'], {
-      encoding: 'utf8',
-      timeout: 20 * 60_000,
-    });
-    expect(base.status, base.stderr).to.equal(0);
-    const router = podman(
-      [
-        'build',
-        '--format',
-        'docker',
-        '--network=host',
-        ...LIMITS,
-        '--build-arg',
-        `NODE_IMAGE=${base.stdout.trim()}`,
-        '-t',
-        ROUTER_IMAGE,
-        '.',
-      ],
-      25 * 60_000,
-    );
+    const router = buildRouterImage(REPO, ROUTER_IMAGE);
     expect(router.status, router.out.slice(-4000)).to.equal(0);
     const built = spawnSync('bash', [join(DEPLOY, 'container/debian-images.sh')], {
       encoding: 'utf8',
