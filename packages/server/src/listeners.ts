@@ -18,7 +18,6 @@ export interface Listeners {
   readonly server: Server;
   readonly metricsServer: Server | undefined;
   readonly socketServer: Server | undefined;
-  /** Makes the clients' listener close each connection after its response (shutdown). */
 }
 
 /**
