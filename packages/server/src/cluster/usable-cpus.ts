@@ -36,6 +36,9 @@ export function cgroupCpuQuota(files: CgroupFiles): number | undefined {
   return quotas.length === 0 ? undefined : Math.min(...quotas);
 }
 
+/** Where cgroup v1 may mount its cpu hierarchy under the root (alone or joined with cpuacct). */
+const V1_CPU_MOUNTS = ['cpu', 'cpu,cpuacct', 'cpuacct,cpu'];
+
 interface QuotaDir {
   readonly dir: string;
   readonly version: 1 | 2;
@@ -55,13 +58,11 @@ function candidateDirs({ root, membership }: CgroupFiles): QuotaDir[] {
     if (path === undefined) continue;
     if (hierarchy === '0' && controllers === '') dirs.push(...withAncestors(root, path, 2));
     else if (controllers!.split(',').includes('cpu')) {
-      for (const mount of ['cpu', 'cpu,cpuacct', 'cpuacct,cpu'])
-        dirs.push(...withAncestors(join(root, mount), path, 1));
+      for (const mount of V1_CPU_MOUNTS) dirs.push(...withAncestors(join(root, mount), path, 1));
     }
   }
   dirs.push({ dir: root, version: 2 });
-  for (const mount of ['cpu', 'cpu,cpuacct', 'cpuacct,cpu'])
-    dirs.push({ dir: join(root, mount), version: 1 });
+  for (const mount of V1_CPU_MOUNTS) dirs.push({ dir: join(root, mount), version: 1 });
   return dirs;
 }
 
