@@ -18,7 +18,7 @@ import {
 import { loadConfig, type LoadedConfig } from './config/load-config.js';
 import { createServerLogger, type ServerLogger } from './logger.js';
 import { version } from './paths.js';
-import { startServerLinked as startServer, type PrimaryLinks } from './server.js';
+import { startServerLinked, type PrimaryLinks } from './server.js';
 import { shutdownBoundMs } from './shutdown.js';
 import { handleSignals } from './signals.js';
 
@@ -64,7 +64,7 @@ async function serveOne(
   if (!primary) logger.info({ version, config: source, overrides }, 'starting rollup-router');
   let running;
   try {
-    running = await startServer(config, { logger }, primary);
+    running = await startServerLinked(config, { logger }, primary);
   } catch (err) {
     // A bad routes file or plugin module is an invalid configuration, told like the others.
     const invalid = invalidInputMessage(err);
