@@ -48,6 +48,15 @@ export interface ProvidedUpstream {
   readonly wsUrl: () => string;
 }
 
+/** The providers the embedder gave for the configured upstream `name`, if any (own keys only). */
+export const providedUpstream = (
+  upstreamProviders: SignatureStatusesHooks['upstreamProviders'],
+  name: string,
+): ProvidedUpstream | undefined =>
+  upstreamProviders !== undefined && Object.hasOwn(upstreamProviders, name)
+    ? upstreamProviders[name]
+    : undefined;
+
 /** An extra upstream: its URL, or its URL with its guard (and label). */
 export type ExtraUpstream = string | GuardedUpstream;
 

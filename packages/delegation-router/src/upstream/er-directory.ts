@@ -30,7 +30,7 @@ export interface NoErReason {
   readonly refused: Readonly<Record<string, number>>;
 }
 
-/** The reason an available node that the allow-list leaves out is counted under. */
+/** The reason a listed node that the allow-list leaves out (available or not) is counted under. */
 export const NOT_ALLOWED = 'not in delegation.identity.allow';
 
 export interface IdentityChoice {

@@ -2,7 +2,7 @@ import { deriveWsUrl } from '@rollup-router/solana';
 import { UpstreamPool } from '@rollup-router/core/upstream-pool';
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import type { Logger } from 'pino';
-import type { ResolvedOptions, SignatureStatusesHooks } from '../options.js';
+import { providedUpstream, type ResolvedOptions, type SignatureStatusesHooks } from '../options.js';
 import type { SignatureNotification } from '../signature-watch.js';
 import { finalizedStatus, type ConfirmationStatus, type SignatureStatus } from '../status.js';
 import { upstreamNames } from '../upstream/upstream-names.js';
@@ -56,7 +56,7 @@ export class SignatureRelay {
      * confirmation count a notification does not give, so they are not kept).
      */
     learn?: (signature: string, status: SignatureStatus) => void,
-    upstreamProviders: SignatureStatusesHooks['upstreamProviders'] = {},
+    upstreamProviders?: SignatureStatusesHooks['upstreamProviders'],
   ) {
     const names = upstreamNames(options.upstreams);
     const eventsOf = (upstream: string) => ({
@@ -85,9 +85,7 @@ export class SignatureRelay {
         : [
             new UpstreamPool(
               names[i]!,
-              Object.hasOwn(upstreamProviders, names[i]!)
-                ? upstreamProviders[names[i]!]!.wsUrl
-                : (u.wsUrl ?? deriveWsUrl(u.url)),
+              providedUpstream(upstreamProviders, names[i]!)?.wsUrl ?? u.wsUrl ?? deriveWsUrl(u.url),
               eventsOf(names[i]!),
               {
                 pingIntervalMs,

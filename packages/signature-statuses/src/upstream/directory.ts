@@ -1,6 +1,11 @@
 import { redactUrl, type AddressGuard, type ProviderSet } from '@rollup-router/core';
 import type { StatusEvents } from '../events.js';
-import type { ExtraUpstream, ResolvedOptions, SignatureStatusesHooks } from '../options.js';
+import {
+  providedUpstream,
+  type ExtraUpstream,
+  type ResolvedOptions,
+  type SignatureStatusesHooks,
+} from '../options.js';
 import { Affinity, type AffinityStore } from './affinity.js';
 import { upstreamNames } from './upstream-names.js';
 
@@ -73,9 +78,7 @@ export class UpstreamDirectory {
       label: names[i]!,
       timeoutMs: u.timeoutMs ?? this.timeoutMs,
       trusted: true,
-      providers: Object.hasOwn(upstreamProviders, names[i]!)
-        ? upstreamProviders[names[i]!]!.providers
-        : undefined,
+      providers: providedUpstream(upstreamProviders, names[i]!)?.providers,
     }));
     this.byName = new Map(this.configured.map((t) => [t.name, t]));
     // The first of two equal URLs is the one a track by URL names.
