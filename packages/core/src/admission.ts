@@ -35,6 +35,12 @@ export interface KeyCharge {
   readonly refused: boolean;
 }
 
+/** Who pays for a request or a connection's messages: its client address, or the configured key it presented when that key has a budget of its own (`keyOf`). */
+export interface Payer {
+  readonly address: string;
+  readonly key: KeyAccount | undefined;
+}
+
 const SHUTTING_DOWN: Refusal = { why: 'SHUTTING_DOWN' };
 const UNAUTHORIZED: Refusal = { why: 'UNAUTHORIZED' };
 

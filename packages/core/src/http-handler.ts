@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { refusalData, type Admission, type Verdict } from './admission.js';
-import type { KeyAccount } from './api-keys.js';
+import { refusalData, type Admission, type Payer, type Verdict } from './admission.js';
 import type { CallOrigin } from './call-context.js';
 import type { MessageScope, GoneFollowers } from './call.js';
 import type { Cors } from './cors.js';
@@ -279,12 +278,6 @@ export class HttpHandler {
       ? Promise.resolve(BODY_TOO_LARGE)
       : ex.readBody(this.policy.maxBodyBytes);
   }
-}
-
-/** Who pays for a request: its client address, or the configured key it presented when that key has a budget of its own (admission.ts). */
-interface Payer {
-  readonly address: string;
-  readonly key: KeyAccount | undefined;
 }
 
 const BODY_CONSUMED_DATA =

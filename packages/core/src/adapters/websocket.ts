@@ -3,8 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { refusalData, type Verdict } from '../admission.js';
-import type { KeyAccount } from '../api-keys.js';
+import { refusalData, type Payer, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
 import type { WireErrorPolicy } from '../wire-errors.js';
 import { RpcError } from '../errors.js';
@@ -13,12 +12,6 @@ import { mountPrefix } from '../mount-path.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
-
-/** Who a connection's messages are charged to: its client address, or the key it was admitted with when that key has a budget of its own. */
-interface SocketClient {
-  readonly address: string;
-  readonly key: KeyAccount | undefined;
-}
 
 export interface WebSocketOptions<C = unknown> {
   /** The router's mount path: the socket is served at its root endpoint (`<path>/`). Default '/'. */
@@ -121,7 +114,7 @@ export class WebSocketTransport<C = unknown> {
     else decide(verdict);
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: SocketClient, host: C): void {
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: Payer, host: C): void {
     if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, req, client, host));
   }
@@ -178,12 +171,7 @@ export class WebSocketTransport<C = unknown> {
     return undefined;
   }
 
-  private open(
-    ws: WebSocket,
-    req: IncomingMessage,
-    { address: clientKey, key }: SocketClient,
-    host: C,
-  ): void {
+  private open(ws: WebSocket, req: IncomingMessage, { address: clientKey, key }: Payer, host: C): void {
     const id = randomUUID();
     const log = this.rpc.logger;
     const connection = new SocketConnection(
