@@ -2,13 +2,7 @@
 // over real sockets; each test's service is stopped before its spans are read, which
 // exports what is pending (no waiting on the exporter's schedule).
 import { expect } from 'chai';
-import http, { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
-  attachWebSocket,
-  createLogger,
-  createNodeListener,
-  createRpc,
   defineErrors,
   defineMethod,
   definePlugin,
@@ -17,16 +11,16 @@ import {
   JsonRpcClient,
   RpcError,
   type ForwardTarget,
-  type Rpc,
   type RpcOptions,
 } from '@rollup-router/core';
-import { post } from '@rollup-router/test-support/http';
+import { listen, post } from '@rollup-router/test-support/http';
 import {
   startOtlpReceiver,
   type OtlpReceiver,
   type ReceivedSpan,
 } from '@rollup-router/test-support/otlp-receiver';
 import { closedPortUrl } from '@rollup-router/test-support/reusable-port';
+import { serveSockets, type SocketServed } from '@rollup-router/test-support/socket-server';
 import { waitFor } from '@rollup-router/test-support/wait-for';
 import { TestSocket } from '@rollup-router/test-support/ws-client';
 
@@ -47,7 +41,7 @@ const NodeError = defineErrors({
 /** A JSON-RPC node on loopback: eth_blockNumber answers 0x2a, anything else its own -32000. */
 async function node(): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
   let calls = 0;
-  const server = http.createServer((req, res) => {
+  const server = await listen((req, res) => {
     calls += 1;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -61,16 +55,7 @@ async function node(): Promise<{ url: string; calls: () => number; close(): Prom
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls: () => calls,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: server.url, calls: () => calls, close: server.close };
 }
 
 const add = defineMethod<{ a: number; b: number }, number>({
@@ -103,9 +88,7 @@ describe('core: OpenTelemetry traces', function () {
   });
 
   /** A service with tracing on, serving over HTTP (and WebSocket at the same port). */
-  async function service(
-    extra: Pick<RpcOptions, 'tracing'> = {},
-  ): Promise<{ rpc: Rpc; url: string; wsUrl: string; stop(): Promise<void> }> {
+  async function service(extra: Pick<RpcOptions, 'tracing'> = {}): Promise<SocketServed> {
     const nodes: Record<string, ForwardTarget> = {
       '0x1': { name: 'chain-1', url: upstream.url },
       '0x9': { name: 'chain-down', url: chainDown },
@@ -114,8 +97,7 @@ describe('core: OpenTelemetry traces', function () {
       timeoutMs: 5000,
       errors: { unavailable: NodeError.NODE_UNAVAILABLE, tooLarge: NodeError.NODE_REPLY_TOO_LARGE },
     });
-    const rpc = createRpc({
-      logger: createLogger({ level: 'silent' }),
+    return serveSockets({
       methods: [
         add,
         refuse,
@@ -153,22 +135,6 @@ describe('core: OpenTelemetry traces', function () {
       tracing: { enabled: true, endpoint: receiver.url, serviceName: 'tracing-test' },
       ...extra,
     });
-    await rpc.start();
-    const server: Server = createServer(createNodeListener(rpc));
-    const sockets = attachWebSocket(server, rpc);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return {
-      rpc,
-      url: `http://127.0.0.1:${port}/`,
-      wsUrl: `ws://127.0.0.1:${port}/`,
-      async stop() {
-        await sockets.close(0);
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await rpc.stop();
-      },
-    };
   }
 
   const call = (url: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -191,7 +157,7 @@ describe('core: OpenTelemetry traces', function () {
       { traceparent: TRACEPARENT },
     );
     expect(answer.text).to.equal('{"jsonrpc":"2.0","result":3,"id":7}');
-    await svc.stop();
+    await svc.close();
 
     const [span] = await traceOf(CLIENT_TRACE, 1);
     expect(span!.name).to.equal('add');
@@ -225,7 +191,7 @@ describe('core: OpenTelemetry traces', function () {
       ],
       { traceparent: `00-${trace}-${CLIENT_SPAN}-01` },
     );
-    await svc.stop();
+    await svc.close();
 
     const spans = await traceOf(trace, 5);
     const batch = spans.find((s) => s.name === 'batch')!;
@@ -278,7 +244,7 @@ describe('core: OpenTelemetry traces', function () {
       { traceparent },
     );
     expect(down.text).to.include('-32090');
-    await svc.stop();
+    await svc.close();
 
     const spans = await traceOf(trace, 6);
     const servers = spans.filter((s) => s.kind === SERVER);
@@ -323,7 +289,7 @@ describe('core: OpenTelemetry traces', function () {
     );
     expect(answer.text).to.include('"started"');
     await waitFor(() => upstream.calls() > before, 'the late upstream call');
-    await svc.stop();
+    await svc.close();
 
     const spans = await traceOf(trace, 1);
     expect(spans.map((s) => [s.name, s.kind])).to.deep.equal([['kickOff', SERVER]]);
@@ -331,11 +297,11 @@ describe('core: OpenTelemetry traces', function () {
 
   it("a call over WebSocket starts a trace of its own, linked to the upgrade's traceparent", async () => {
     const svc = await service();
-    const socket = await TestSocket.open(svc.wsUrl, { headers: { traceparent: TRACEPARENT } });
+    const socket = await TestSocket.open(svc.ws, { headers: { traceparent: TRACEPARENT } });
     const answer = await socket.call('add', { a: 20, b: 22 }, 'ws-1');
     expect(answer.result).to.equal(42);
     await socket.close();
-    await svc.stop();
+    await svc.close();
 
     const span = await receiver
       .waitForSpans('the websocket call', (s) => s.some((x) => x.attributes['jsonrpc.request.id'] === 'ws-1'))
@@ -360,7 +326,7 @@ describe('core: OpenTelemetry traces', function () {
         traceparent: `00-${sampled}-${CLIENT_SPAN}-01`,
       },
     );
-    await svc.stop();
+    await svc.close();
 
     await traceOf(sampled, 1);
     const mine = receiver.spans.filter((s) => s.resource['service.name'] === 'sampled-test');

@@ -3,7 +3,6 @@
 import {
   createRpc,
   defineMethod,
-  defineMethodFromSchemas,
   definePlugin,
   defineSubscription,
   type AnyMethodDefinition,
@@ -11,19 +10,10 @@ import {
   type SubscriptionSink,
 } from '@rollup-router/core';
 import { createClient, type ApiOf } from '@rollup-router/core/client';
+import { mySum } from './types.client.js';
 
-// The server's side: its plugins and its own methods, types inferred from their definitions.
-const mySum = defineMethodFromSchemas({
-  name: 'mySum',
-  params: {
-    type: 'object',
-    properties: { a: { type: 'number' }, b: { type: 'number' } },
-    required: ['a', 'b'],
-    additionalProperties: false,
-  },
-  result: { type: 'number' },
-  handler: ({ a, b }) => a + b,
-});
+// The server's side: its plugins and its own methods, types inferred from their definitions
+// (mySum, params and result from its schemas, is types.client.ts's).
 const echo = defineMethod({ name: 'echo', handler: ([text]: [string]) => text.length });
 // Types stated, the name passed fourth to keep it.
 const getNames = defineMethod<undefined, string[], unknown, 'getNames'>({
