@@ -66,7 +66,7 @@ describe('signature statuses: durable store', () => {
   });
 
   describe("the store's page cache (option store.cacheMiB)", function () {
-    this.timeout(120_000);
+    this.timeout(300_000);
     const probe = fileURLToPath(new URL('./store-memory-probe.ts', import.meta.url));
     const mallocGrowth = async (dir: string, options: object): Promise<number> => {
       const child = spawn(
@@ -87,10 +87,18 @@ describe('signature statuses: durable store', () => {
     // Measured against a 20 MiB cache rather than alone: the rest of the growth, the writes'
     // own, is about 5 MiB on Node 20 and 17 on Node 24. With better-sqlite3's 16 MiB default
     // (the old code) the two differ by about 4 MiB; with 2 MiB, by about 18.
+    // The malloc heap also holds what other code frees late, so one pair of probes on a loaded
+    // machine can show anything (a CI run once saw the default grow 7 MiB more than 20 MiB).
+    // Up to three pairs: the old 16 MiB default never shows the 12 MiB gap in any of them.
     it('by default keeps 2 MiB of pages in memory: 22 MB of store grows it far less than a 20 MiB cache does', async () => {
-      const byDefault = await mallocGrowth('default', {});
-      const with20 = await mallocGrowth('20-mib', { cacheMiB: 20 });
-      expect(with20 - byDefault).to.be.above(12 * MiB);
+      const gaps: number[] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const byDefault = await mallocGrowth(`default-${attempt}`, {});
+        const with20 = await mallocGrowth(`20-mib-${attempt}`, { cacheMiB: 20 });
+        gaps.push(with20 - byDefault);
+        if (with20 - byDefault > 12 * MiB) break;
+      }
+      expect(Math.max(...gaps), `gaps in bytes: ${gaps.join(', ')}`).to.be.above(12 * MiB);
     });
 
     it('refuses a size that is not a number above 0 when the store is opened directly', () => {
