@@ -1,11 +1,13 @@
 // The diagnostic rows around node:http's ceiling (row a.getRoutes): the same answer with
 // the reference server's head, then with busy work added. They only say something if the
 // head is the reference server's own and the bytes are row a's.
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 
 interface Target {
   url: string;
   absent?: string;
+  logFile?: string;
   stop(): Promise<void>;
 }
 interface Case {
@@ -47,7 +49,7 @@ describe('bench: the rows around the node:http ceiling', () => {
     const { selectGroups } = await load<{
       selectGroups(o: { quick: boolean }, cases: Map<string, unknown>): { name: string; members: string[] }[];
     }>('groups.mjs');
-    const ids = ['a.getRoutes.head', 'a.getRoutes.work-25', 'a.getRoutes.work-50'];
+    const ids = ['a.getRoutes.head', 'a.getRoutes.head-log', 'a.getRoutes.work-25', 'a.getRoutes.work-50'];
     const full = selectGroups({ quick: false }, new Map()).find((g) => g.members.includes(ids[0]!));
     expect(full?.members).to.include.members(['a.getRoutes', ...ids]);
     const quick = selectGroups({ quick: true }, new Map()).flatMap((g) => g.members);
@@ -77,6 +79,40 @@ describe('bench: the rows around the node:http ceiling', () => {
       expect(second.headers.get('x-request-id')).to.not.equal(first.headers.get('x-request-id'));
     } finally {
       await Promise.all([bare.stop(), headed.stop(), server.stop()]);
+    }
+  });
+
+  // The floor of production settings: what the head and the standard's one line per call cost
+  // with nothing of ours between them. Same line, same fields, same destination as ours.
+  it("the log row writes the reference server's call line, one per request, with the request id it answered", async () => {
+    const logged = await startTarget('fixed-http.mjs', cases.get('a.getRoutes.head-log')!.target.args);
+    const server = await startTarget('server.mjs', ['--settings', 'production', '--statuses', 'memory']);
+    try {
+      const asked = [await ask(logged.url), await ask(logged.url)];
+      await ask(server.url);
+      const lines = (file: string) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.msg === 'call');
+      // The server's file goes with it: read its line once its batch is written (logFlushMs).
+      let ours = lines(server.logFile!);
+      for (let tries = 0; ours.length === 0 && tries < 100; tries++) {
+        await new Promise((r) => setTimeout(r, 50));
+        ours = lines(server.logFile!);
+      }
+      await logged.stop(); // its batch is written on exit
+      const theirs = lines(logged.logFile!);
+      expect(theirs.map((l) => l.reqId)).to.deep.equal(asked.map((a) => a.headers.get('x-request-id')));
+      const shape = (l: Record<string, unknown>) =>
+        Object.keys(l)
+          .filter((k) => k !== 'hostname')
+          .sort();
+      expect(shape(theirs[0]!)).to.deep.equal(shape(ours[0]!));
+      expect(theirs[0]).to.include({ level: ours[0]!.level, method: 'getRoutes', code: 0 });
+    } finally {
+      await Promise.all([logged.stop(), server.stop()]);
     }
   });
 

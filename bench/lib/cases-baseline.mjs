@@ -69,6 +69,12 @@ export function baselineCases(inputs) {
     // handler costs the process at 50 connections (more than the µs: fewer requests share each turn
     // of the event loop and each wake-up). A full-run diagnostic, no goal.
     routesBytes('a.getRoutes.head', "(a.getRoutes) with the reference server's head", head),
+    // The standard's one log line per call, on the same head: the floor of production settings.
+    routesBytes(
+      'a.getRoutes.head-log',
+      "(a.getRoutes) with the reference server's head and one pino call line per request",
+      [...head, '--log', 'calls'],
+    ),
     ...[25, 50].map((us) =>
       routesBytes(
         `a.getRoutes.work-${us}`,

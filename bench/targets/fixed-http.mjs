@@ -5,7 +5,10 @@
 //                     security headers, a fresh x-request-id, and the body as a string made
 //                     per request (as our core writes it), so head and body cost what ours do;
 //   --spin-us N       N µs of busy work per request before the answer: what one µs of work
-//                     in a handler costs the process at this load, beyond the µs itself.
+//                     in a handler costs the process at this load, beyond the µs itself;
+//   --log calls       one pino info line per request, the reference server's call line, written
+//                     as it writes it (core's createLogger and logDestination, to a file, after
+//                     the answer): what the standard's "one line per call" costs by itself.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { absent, serve, targetArgs } from './lib/serve.mjs';
@@ -16,8 +19,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const text = args.body ?? TRIVIAL_RESPONSE;
 const body = Buffer.from(text);
 const spinMs = Number(args['spin-us'] ?? 0) / 1000;
-if (!(spinMs >= 0) || (args.headers !== undefined && args.headers !== 'server'))
-  absent(`--spin-us takes µs >= 0 and --headers only "server"`);
+if (
+  !(spinMs >= 0) ||
+  (args.headers !== undefined && args.headers !== 'server') ||
+  (args.log !== undefined && args.log !== 'calls')
+)
+  absent(`--spin-us takes µs >= 0, --headers only "server" and --log only "calls"`);
 
 // The answer's text split where the id goes, so each request builds its own string.
 const idAt = text.lastIndexOf(',"id":');
@@ -28,6 +35,20 @@ const security =
     ? Object.entries((await import('@rollup-router/server')).SECURITY_HEADERS).flat()
     : [];
 
+const { callLog, logFile } = args.log === 'calls' ? await openCallLog() : {};
+
+/** Core's logger on core's batching destination, to a temp file, with the server's default flush. */
+async function openCallLog() {
+  const [{ createLogger, logDestination }, { mkdtempSync }, { tmpdir }, { join }] = await Promise.all([
+    import('@rollup-router/core'),
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const logFile = join(mkdtempSync(join(tmpdir(), 'rollup-router-bench-')), 'calls.log');
+  return { callLog: createLogger({ level: 'info', destination: logDestination(logFile, 100) }), logFile };
+}
+
 function spin() {
   const until = performance.now() + spinMs;
   while (performance.now() < until);
@@ -35,10 +56,10 @@ function spin() {
 
 const answer =
   args.headers === 'server'
-    ? (res) => {
+    ? (res, reqId) => {
         const reply = before + after;
         const length = String(Buffer.byteLength(reply));
-        const head = ['x-request-id', randomUUID(), 'content-type', JSON_TYPE, 'content-length', length];
+        const head = ['x-request-id', reqId, 'content-type', JSON_TYPE, 'content-length', length];
         res.writeHead(200, [...security, ...head]);
         res.end(reply);
       }
@@ -50,8 +71,12 @@ const answer =
 const server = http.createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => {
+    const started = performance.now();
+    const reqId = args.headers || callLog ? randomUUID() : '';
     if (spinMs > 0) spin();
-    answer(res);
+    answer(res, reqId);
+    const ms = Math.round((performance.now() - started) * 1000) / 1000;
+    callLog?.info({ reqId, method: 'getRoutes', ms, code: 0 }, 'call');
   });
 });
 await serve(server, {
@@ -59,5 +84,7 @@ await serve(server, {
   notes: [
     args.headers && "the reference server's headers",
     spinMs > 0 && `${args['spin-us']} µs of work per request`,
+    callLog && 'one pino call line per request',
   ].filter(Boolean),
+  logFile,
 });
