@@ -64,7 +64,11 @@ export function baselineCases(inputs) {
   return [
     trivial('a', 'node:http fixed bytes, trivial answer (ceiling)', 'fixed-http.mjs'),
     trivial('b', 'Express 5 + express.json() + json-rpc-2.0, by hand', 'express-jsonrpc.mjs'),
-    routesBytes('a.getRoutes', 'node:http fixed bytes, the getRoutes answer (ceiling)'),
+    // Beside the Rust router, in the same rounds: whether Node's own p99 is under the router's at all.
+    {
+      ...routesBytes('a.getRoutes', 'node:http fixed bytes, the getRoutes answer (ceiling)'),
+      vs: ['r.getRoutes'],
+    },
     // How much of our distance to row a.getRoutes is the head we write, and what one µs of work in a
     // handler costs the process at 50 connections (more than the µs: fewer requests share each turn
     // of the event loop and each wake-up). A full-run diagnostic, no goal.
