@@ -18,6 +18,12 @@ interface Ready {
   readonly checks: { readonly baseChainProviders?: string };
 }
 
+interface FullReady {
+  readonly status: string;
+  readonly checks: { readonly upstreams?: string };
+  readonly reasons: readonly string[];
+}
+
 const call = (server: ServerProcess, method: string, params: unknown) =>
   rpc(`${server.base}/`, { jsonrpc: '2.0', id: 1, method, params });
 
@@ -231,6 +237,58 @@ describe('delegation router: several base-chain providers', function () {
     } finally {
       await one.kill();
       single.remove();
+    }
+  });
+
+  it('with base-chain calls its only upstream traffic, /ready says the base chain answered, and not ready once its providers stop', async () => {
+    const own = await Promise.all([ChainProxy.start(), ChainProxy.start()]);
+    const stopped = tempDir();
+    const only = await serveWith(stopped.dir, {
+      routes: { routes: [] },
+      delegation: {
+        baseChain: {
+          providers: own.map((p, i) => ({ name: `p${i}`, url: p.url(), wsUrl: p.wsUrl() })),
+          probeIntervalMs: 60_000,
+          maxProbeIntervalMs: 60_000,
+        },
+      },
+      statuses: { store: false },
+      // No probe of its own: the delegation router's calls are the only evidence.
+      readiness: { upstreamProbeIntervalMs: 0, upstreamFreshMs: 1000 },
+    });
+    const ready = async () => {
+      const r = await get(`${only.base}/ready`);
+      return { httpStatus: r.status, ...(JSON.parse(r.text) as FullReady) };
+    };
+    try {
+      const answer = await call(only, 'getBalance', [newIdentity()]);
+      expect(answer.json.result, answer.text).to.have.property('value', 0);
+      const answered = await ready();
+      expect(answered.httpStatus, JSON.stringify(answered)).to.equal(200);
+      expect(answered.status).to.equal('ready');
+      expect(answered.checks.upstreams).to.match(/^base-chain: answered \d+ ms ago$/);
+
+      await Promise.all(own.map((p) => p.close()));
+      const failed = await call(only, 'getBalance', [newIdentity()]);
+      expect(failed.json.error, failed.text).to.not.equal(undefined);
+      const down = await waitFor(
+        async () => {
+          const r = await ready();
+          return r.httpStatus === 503 ? r : undefined;
+        },
+        'not ready once no provider answers',
+        { attempts: 100, stepMs: 100 },
+      );
+      expect(down.checks.upstreams).to.match(/^base-chain: answered \d+ ms ago, last call \w+ \d+ ms ago$/);
+      expect(down.status).to.equal('not ready');
+      expect(down.reasons).to.have.length(1);
+      expect(down.reasons[0]).to.match(
+        /^no upstream answered in the last 1 s \(last: base-chain, \d+ s ago\)$/,
+      );
+    } finally {
+      await only.kill();
+      stopped.remove();
+      await Promise.all(own.map((p) => p.close().catch(() => undefined)));
     }
   });
 });

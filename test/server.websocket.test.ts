@@ -1,5 +1,6 @@
 // The reference server's sockets: the upgrade on `port` and the second listener, access
 // control from the config, and the graceful stop (calls under way answered, then 1001).
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -16,7 +17,9 @@ import {
   type StandIn,
 } from './server.harness.js';
 import { refusedUpgrade, TestSocket } from '@rollup-router/test-support/ws-client';
+import { rawExchange, type RawHead } from '@rollup-router/test-support/raw-http';
 import { waitFor } from '@rollup-router/test-support/wait-for';
+import { SECURITY_HEADERS } from '@rollup-router/server';
 import { startWith } from '@rollup-router/test-support/ws-server';
 
 describe('reference server: JSON-RPC over WebSocket', function () {
@@ -57,6 +60,38 @@ describe('reference server: JSON-RPC over WebSocket', function () {
       const c = await TestSocket.open(`${ws}?api-key=secret-key-1`);
       expect((await c.call('getRoutes', [])).result).to.be.an('array');
       await c.close();
+    } finally {
+      await server.shutdown(0);
+      server.cleanup();
+    }
+  });
+
+  it('a refused upgrade carries the head a refused HTTP call does: security headers, request id, content type, WWW-Authenticate', async () => {
+    const server = await startWith({ apiKeys: ['secret-key-1'] });
+    try {
+      const { host } = new URL(server.url);
+      const common = `Host: ${host}\r\nX-Request-Id: refusal-1\r\nConnection: close\r\n`;
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getRoutes' });
+      const overHttp = await rawExchange(
+        server.url,
+        `POST / HTTP/1.1\r\n${common}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const upgrade = await rawExchange(
+        server.url,
+        `GET / HTTP/1.1\r\n${common.replace('Connection: close', 'Connection: Upgrade')}Upgrade: websocket\r\n` +
+          `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
+      );
+      const expected = {
+        ...SECURITY_HEADERS,
+        'x-request-id': 'refusal-1',
+        'content-type': 'application/json; charset=utf-8',
+        'www-authenticate': 'Bearer',
+      };
+      const names = Object.keys(expected);
+      const head = (r: RawHead) => ({ status: r.status, headers: pick(r.headers, names) });
+      expect(head(overHttp)).to.deep.equal({ status: 401, headers: expected });
+      expect(head(upgrade)).to.deep.equal(head(overHttp));
+      expect(JSON.parse(upgrade.body)).to.deep.equal(JSON.parse(overHttp.body));
     } finally {
       await server.shutdown(0);
       server.cleanup();
@@ -202,3 +237,6 @@ describe('rollup-router serve: port + 1 taken by another program', function () {
     expect(effective.websocket.port).to.equal(9555);
   });
 });
+
+const pick = (headers: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> =>
+  Object.fromEntries(names.filter((n) => headers[n] !== undefined).map((n) => [n, headers[n]!]));

@@ -19,6 +19,7 @@ import {
 } from './exchange.js';
 import { parseBody, type ExactIds } from './exact-ids.js';
 import { mountOptionsSchema, type MountOptions, type MountOptionsResolved } from './generated/schemas.js';
+import { JSON_CONTENT_TYPE, refusalReply } from './refusal-reply.js';
 import { requestIdOf } from './request-id-header.js';
 import { UPSTREAM_HEADER } from './upstream-header.js';
 import { validateOptions } from './validate-options.js';
@@ -231,18 +232,15 @@ export class HttpHandler {
     return undefined;
   }
 
-  /** A request the admission step refused, with the headers its status calls for. */
+  /** A request the admission step refused. */
   private refused(verdict: NonNullable<Verdict>, headers: Record<string, string>): HttpReply {
-    if (verdict.why === 'SHUTTING_DOWN') headers['connection'] = 'close';
-    else if (verdict.why === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer';
-    else headers['retry-after'] = String(verdict.retryAfterSeconds);
     return this.fail(verdict.why, headers, refusalData(verdict));
   }
 
   /** A refusal's reply: its HTTP status and JSON-RPC code from the one table, id null. */
   private fail(why: HttpRefusalName, headers: Record<string, string>, data?: unknown): HttpReply {
     const error = RpcError.of(HttpRefusal[why].code, data).toJSON();
-    return refusal(why, headers, this.dispatcher.errorJson('null', error));
+    return refusal(why, headers, this.dispatcher.errorJson('null', error), data);
   }
 
   /** A body that is no text to parse: over a limit, refused by a host parser, or consumed. Logged and observed. */
@@ -348,10 +346,15 @@ function decodePath(segment: string): string | undefined {
 }
 
 function json(status: number, headers: Record<string, string>, body: string): HttpReply {
-  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['content-type'] = JSON_CONTENT_TYPE;
   return { status, headers, body };
 }
 
-function refusal(why: HttpRefusalName, headers: Record<string, string>, body: string): HttpReply {
-  return json(getHttpStatusCode(why), headers, body);
+function refusal(
+  why: HttpRefusalName,
+  headers: Record<string, string>,
+  body: string,
+  data?: unknown,
+): HttpReply {
+  return refusalReply(getHttpStatusCode(why), headers, body, why, data);
 }

@@ -37,6 +37,7 @@ export { defineErrors, definePlugin, type DeclaredError, type Plugin, type Plugi
 export { checkPlugin } from './check-definitions.js';
 export { addSchemaKeyword, compileSchema, type Validator } from './validation.js';
 export { validateOptions } from './validate-options.js';
+export { closestName } from './closest-name.js';
 export { explainFailure, schemaAt } from './explain-failure.js';
 export {
   createRpc,

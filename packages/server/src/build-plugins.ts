@@ -49,12 +49,14 @@ export function buildPlugins(
     routes.registry.onChainRecords(metrics.observeChainRecords);
   }
   const observeUpstream = observeUpstreamCalls(metrics, upstreams);
-  // Built before the statuses plugin, whose base-chain upstream is its provider set; what it
-  // sends is tracked by the statuses plugin only once both exist.
+  // The delegation router is built before the statuses plugin, whose base-chain upstream is
+  // its provider set; what it sends is tracked by the statuses plugin, bound below once both
+  // exist (nothing is sent before the server starts).
+  let trackSent = (_signature: string, _url: string): boolean => false;
   const delegation = delegationOf(
     config,
     routes,
-    (signature, url) => statuses.track(signature, url),
+    (signature, url) => trackSent(signature, url),
     redis,
     observeUpstream,
   );
@@ -70,6 +72,7 @@ export function buildPlugins(
     onUpstreamCall: observeUpstream,
     onLookup: metrics ? (layer, count) => metrics.observeLookup(layer, count) : undefined,
   });
+  trackSent = (signature, url) => statuses.track(signature, url);
   // Readiness probes the configured upstreams itself: under the names the plugin reports.
   upstreams.useNames(
     statuses.options.upstreams.map(({ url }, i) => {

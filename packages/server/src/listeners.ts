@@ -2,7 +2,7 @@
 // what each answers, and binding them.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, type Rpc } from '@rollup-router/core';
+import { attachWebSocket, createNodeListener, type Rpc, type WebSocketTransport } from '@rollup-router/core';
 import { mountPrefix } from '@rollup-router/core/internal';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
@@ -62,6 +62,19 @@ export function createListeners(
         )
       : undefined;
   return { server, metricsServer, socketServer };
+}
+
+/**
+ * JSON-RPC over WebSocket on the clients' listener and the second one; a refused upgrade
+ * carries the security headers an HTTP refusal does.
+ */
+export function attachSockets(config: ServerConfig, rpc: Rpc, listeners: Listeners): WebSocketTransport {
+  const sockets = attachWebSocket(listeners.server, rpc, {
+    path: config.endpoints.mountPath,
+    headers: SECURITY_HEADERS,
+  });
+  if (listeners.socketServer) sockets.attach(listeners.socketServer);
+  return sockets;
 }
 
 const urlOf = (scheme: string, server: Server, path: string): string => {

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  attachWebSocket,
   type Plugin,
   type RateBudget,
   type RateLimiterFactory,
@@ -16,7 +15,7 @@ import type { Scrape } from './cluster/cluster-metrics.js';
 import type { BudgetStore } from './cluster/cluster-rate-limit.js';
 import type { ServerConfig } from './config/server-config.js';
 import { RequestTracker } from './http/request-tracker.js';
-import { createListeners, listenOrStop, wsUrl } from './listeners.js';
+import { attachSockets, createListeners, listenOrStop, wsUrl } from './listeners.js';
 import { logListening } from './listening-log.js';
 import { metricsOf, observeInto, readinessOf, watchUpstreams } from './metrics-and-readiness.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
@@ -122,8 +121,7 @@ async function startWith(
   const scrape = metrics && (primary ? primary.shareMetrics(metrics.registry) : () => metrics.scrape());
   const listeners = createListeners(config, rpc, tracker, ready, scrape, log);
   const { server, metricsServer, socketServer } = listeners;
-  const sockets = attachWebSocket(server, rpc, { path: config.endpoints.mountPath });
-  if (socketServer) sockets.attach(socketServer);
+  const sockets = attachSockets(config, rpc, listeners);
   await rpc.start();
   state.started = true;
   await listenOrStop(config, server, metricsServer, rpc, socketServer);

@@ -1,6 +1,7 @@
-import { validateOptions, type AddressGuard, type ProviderSet } from '@rollup-router/core';
+import { closestName, validateOptions, type AddressGuard, type ProviderSet } from '@rollup-router/core';
 import type { RedisClientLike } from './redis/redis-client-like.js';
 import type { StatusesObservers } from './events.js';
+import { upstreamNames } from './upstream/upstream-names.js';
 import {
   redisOptionsSchema,
   statusesPluginOptionsSchema,
@@ -95,11 +96,32 @@ export function resolveOptions(options: SignatureStatusesOptions = {}): {
   redis: ResolvedRedis | undefined;
 } {
   const { extraUpstreams, upstreamProviders, onUpstreamCall, onLookup, redis, ...json } = options;
+  const resolved = validateOptions<ResolvedOptions>(
+    statusesPluginOptionsSchema,
+    json,
+    'signature-statuses options',
+  );
+  checkUpstreamProviders(upstreamProviders, upstreamNames(resolved.upstreams));
   return {
-    json: validateOptions<ResolvedOptions>(statusesPluginOptionsSchema, json, 'signature-statuses options'),
+    json: resolved,
     hooks: { extraUpstreams, upstreamProviders, onUpstreamCall, onLookup },
     redis: redis === undefined ? undefined : resolveRedis(redis),
   };
+}
+
+/** Providers given for an upstream that is not configured would never be used: a misspelt name, refused. */
+function checkUpstreamProviders(
+  upstreamProviders: SignatureStatusesHooks['upstreamProviders'],
+  names: readonly string[],
+): void {
+  const unknown = Object.keys(upstreamProviders ?? {}).find((name) => !names.includes(name));
+  if (unknown === undefined) return;
+  const near = closestName(unknown, names);
+  throw new TypeError(
+    `signature-statuses options: /upstreamProviders names "${unknown}", which is not a configured upstream${
+      near === undefined ? '' : ` (did you mean "${near}"?)`
+    }`,
+  );
 }
 
 function resolveRedis(redis: StatusesRedisOption): ResolvedRedis {

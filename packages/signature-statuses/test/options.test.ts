@@ -40,7 +40,7 @@ describe('signature statuses: options', () => {
       /\/upstreams\/1\/name "node" is also the name of \/upstreams\/0; names must be unique/,
     ],
   ];
-  it('refuses upstreamProviders for an upstream it does not have, naming it', () => {
+  describe('upstreamProviders for an upstream it does not have', () => {
     const providers = new ProviderSet({
       providers: [{ name: 'a', url: 'http://a.example' }],
       freshness: async () => 1,
@@ -49,12 +49,25 @@ describe('signature statuses: options', () => {
       maxBackoffMs: 1000,
       probeTimeoutMs: 1000,
     });
-    expect(() =>
+    const withProvidersFor = (name: string) => () =>
       signatureStatusesPlugin({
-        upstreams: [{ url: 'http://a.example', name: 'chain' }],
-        upstreamProviders: { chian: { providers, wsUrl: () => 'ws://a.example' } },
-      }),
-    ).to.throw(TypeError, /upstreamProviders names "chian", which is not a configured upstream/);
+        upstreams: [{ url: 'http://a.example', name: 'base-chain' }],
+        upstreamProviders: { [name]: { providers, wsUrl: () => 'ws://a.example' } },
+      });
+
+    it('is refused with the option path, naming the upstream it most likely meant', () => {
+      expect(withProvidersFor('base-chian')).to.throw(
+        TypeError,
+        'signature-statuses options: /upstreamProviders names "base-chian", which is not a configured upstream (did you mean "base-chain"?)',
+      );
+    });
+
+    it('is refused with the option path, and no guess when no name is close', () => {
+      expect(withProvidersFor('mainnet')).to.throw(
+        TypeError,
+        /^signature-statuses options: \/upstreamProviders names "mainnet", which is not a configured upstream$/,
+      );
+    });
   });
 
   for (const [what, options, message] of invalid) {

@@ -15,3 +15,4 @@ export type { ChainProvider } from './generated/schemas.js';
 export { SOLANA_CLIENT_CODES, solanaWireErrors } from './wire-errors.js';
 export { deriveWsUrl } from './ws-url.js';
 export { textKey } from './text-key.js';
+export { refusalSummary } from './refusal-summary.js';

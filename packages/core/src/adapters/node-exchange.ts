@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   BODY_TOO_LARGE,
   CLIENT_GONE,
@@ -110,15 +110,31 @@ export function writeReply(res: ServerResponse, reply: HttpReply, fixed: FixedHe
   const own = reply.headers;
   if (reply.lingerBeforeClose === true || closesOnUnreadBody(res, own)) lingerThenClose(res);
   if (reply.body !== undefined) own['content-length'] = String(Buffer.byteLength(reply.body));
-  if (fixed.length === 0) {
-    res.writeHead(reply.status, own);
-  } else {
-    const head: string[] = [];
-    for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
-    for (const name in own) head.push(name, own[name]!);
-    res.writeHead(reply.status, head);
-  }
+  if (fixed.length === 0) res.writeHead(reply.status, own);
+  else res.writeHead(reply.status, headPairs(own, fixed));
   res.end(reply.body);
+}
+
+/**
+ * A reply as raw HTTP/1.1 text, for a socket no ServerResponse writes to (a refused
+ * WebSocket upgrade): the head writeReply would write, then the body. The caller ends the
+ * socket after it, so it says Connection: close.
+ */
+export function rawReply(reply: HttpReply, fixed: FixedHeaders): string {
+  const body = reply.body ?? '';
+  const own = { ...reply.headers, connection: 'close', 'content-length': String(Buffer.byteLength(body)) };
+  const pairs = headPairs(own, fixed);
+  let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}\r\n`;
+  for (let i = 0; i < pairs.length; i += 2) head += `${pairs[i]}: ${pairs[i + 1]}\r\n`;
+  return `${head}\r\n${body}`;
+}
+
+/** The fixed headers, then the reply's own, which win a clash: one flat array of names and values. */
+function headPairs(own: Record<string, string>, fixed: FixedHeaders): string[] {
+  const head: string[] = [];
+  for (const [name, value] of fixed) if (own[name] === undefined) head.push(name, value);
+  for (const name in own) head.push(name, own[name]!);
+  return head;
 }
 
 /**

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { refusalData, type Payer, type Verdict } from '../admission.js';
 import { errorJson } from '../envelope.js';
-import type { WireErrorPolicy } from '../wire-errors.js';
 import { RpcError } from '../errors.js';
 import { HttpRefusal, type HttpRefusalName } from '../http-status.js';
 import { mountPrefix } from '../mount-path.js';
+import { refusalReply } from '../refusal-reply.js';
+import { requestIdOf } from '../request-id-header.js';
 import { loadOptionalPackage } from '../optional-package.js';
 import type { Rpc } from '../rpc.js';
+import { fixedHeaders, rawReply, type FixedHeaders } from './node-exchange.js';
 import { CloseCode, SocketConnection } from './websocket-connection.js';
 
 export interface WebSocketOptions<C = unknown> {
@@ -22,6 +24,12 @@ export interface WebSocketOptions<C = unknown> {
    * upgrade with the thrown RpcError (HTTP 403). Default: the service's own `context`.
    */
   readonly context?: (req: IncomingMessage) => C | Promise<C>;
+  /**
+   * Headers a refused upgrade's reply carries besides its own (security headers, say), as
+   * createNodeListener's `headers` for HTTP replies: give both the same, and a refusal
+   * reads the same over either.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -37,6 +45,7 @@ export class WebSocketTransport<C = unknown> {
   private readonly pinger: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private readonly context: ((req: IncomingMessage) => C | Promise<C>) | undefined;
+  private readonly fixed: FixedHeaders;
 
   constructor(
     private readonly rpc: Rpc<C>,
@@ -45,6 +54,7 @@ export class WebSocketTransport<C = unknown> {
     const service = rpc.context;
     this.context = options.context ?? (service && ((req) => service({ transport: 'websocket', req })));
     this.mount = mountPrefix(options.path);
+    this.fixed = fixedHeaders(options.headers);
     const { maxMessageBytes, pingIntervalMs } = rpc.options.websocket;
     // An optional peer of core: only the WebSocket transport and client load it.
     const { WebSocketServer } = loadOptionalPackage<typeof import('ws')>(
@@ -74,11 +84,15 @@ export class WebSocketTransport<C = unknown> {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, shared = false): void {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://upgrade');
+    const refuse = (why: HttpRefusalName, data?: unknown): void => {
+      const { status, code } = HttpRefusal[why];
+      this.refuse(req, socket, status, RpcError.of(code, data), why);
+    };
     if (!this.isRoot(url.pathname)) {
-      if (!shared) refuse(socket, this.rpc.wireErrors, 'NO_SUCH_PATH', 'no WebSocket endpoint at this path');
+      if (!shared) refuse('NO_SUCH_PATH', 'no WebSocket endpoint at this path');
       return;
     }
-    if (this.closing !== undefined) return refuse(socket, this.rpc.wireErrors, 'SHUTTING_DOWN');
+    if (this.closing !== undefined) return refuse('SHUTTING_DOWN');
     const { admission, clientAddress } = this.rpc.access;
     const clientKey = clientAddress(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     // The upgrade is a request like any other: admitted (and charged) by the service's one step.
@@ -87,18 +101,16 @@ export class WebSocketTransport<C = unknown> {
     const verdict = admission.admitRequest(clientKey, key);
     const decide = (admitted: Verdict): void => {
       if (socket.destroyed) return;
-      if (admitted !== undefined)
-        return refuse(socket, this.rpc.wireErrors, admitted.why, refusalData(admitted));
+      if (admitted !== undefined) return refuse(admitted.why, refusalData(admitted));
       const why = this.refusalOf(req, clientKey);
-      if (why !== undefined) return refuse(socket, this.rpc.wireErrors, why);
+      if (why !== undefined) return refuse(why);
       const client = { address: clientKey, key };
       if (this.context === undefined) return this.upgrade(req, socket, head, client, undefined as C);
       // The host's context, once per connection, from the upgrade request alone.
       const refuseUpgrade = (err: unknown): void => {
         if (!(err instanceof RpcError)) this.rpc.logger.error({ err }, 'websocket context failed');
         const error = err instanceof RpcError ? err : RpcError.of(HttpRefusal.UNCAUGHT.code);
-        if (!socket.destroyed)
-          refuseWith(socket, this.rpc.wireErrors, err instanceof RpcError ? 403 : 500, error);
+        if (!socket.destroyed) this.refuse(req, socket, err instanceof RpcError ? 403 : 500, error);
       };
       let made: C | Promise<C>;
       try {
@@ -112,6 +124,22 @@ export class WebSocketTransport<C = unknown> {
     };
     if (verdict instanceof Promise) verdict.then(decide).catch(() => socket.destroy());
     else decide(verdict);
+  }
+
+  /**
+   * Answers a refused upgrade with its HTTP status and a JSON-RPC error body, under the head
+   * an HTTP refusal has (refusalReply, and the host's fixed headers), then closes.
+   */
+  private refuse(
+    req: IncomingMessage,
+    socket: Duplex,
+    status: number,
+    error: RpcError,
+    why?: HttpRefusalName,
+  ): void {
+    const headers = { 'x-request-id': requestIdOf(header(req, 'x-request-id')) };
+    const body = errorJson('null', error.toJSON(), this.rpc.wireErrors);
+    socket.end(rawReply(refusalReply(status, headers, body, why, error.data), this.fixed));
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: Payer, host: C): void {
@@ -233,32 +261,4 @@ export function attachWebSocket<C>(
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Answers a refused upgrade with its HTTP status and a JSON-RPC error body (the one table), then closes. */
-function refuse(socket: Duplex, wire: WireErrorPolicy, why: HttpRefusalName, data?: unknown): void {
-  const { status, code } = HttpRefusal[why];
-  refuseWith(socket, wire, status, RpcError.of(code, data), why);
-}
-
-function refuseWith(
-  socket: Duplex,
-  wire: WireErrorPolicy,
-  status: number,
-  error: RpcError,
-  why?: HttpRefusalName,
-): void {
-  const data = error.data;
-  const body = errorJson('null', error.toJSON(), wire);
-  const retryAfter = (data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-  const extra =
-    why === 'UNAUTHORIZED'
-      ? 'WWW-Authenticate: Bearer\r\n'
-      : retryAfter === undefined
-        ? ''
-        : `Retry-After: ${retryAfter}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
-  );
 }

@@ -1,4 +1,5 @@
 import { defineMethod, noParamsSchema, RpcError, type MethodDefinition } from '@rollup-router/core';
+import { refusalSummary } from '@rollup-router/solana';
 import { DelegationError } from '../errors.js';
 import { getIdentityResultSchema, type GetIdentityResult } from '../generated/schemas.js';
 import type { ErDirectory, NoErReason } from '../upstream/er-directory.js';
@@ -33,6 +34,5 @@ export function getIdentityMethod(
 function noErError(why: NoErReason): RpcError {
   const { code, message } = DelegationError.NO_ER_AVAILABLE;
   if (why.reason !== 'all_refused') return new RpcError(code, message, why);
-  const counts = Object.entries(why.refused).map(([reason, n]) => `${n}: ${reason}`);
-  return new RpcError(code, `${message}: every node was refused (${counts.join('; ')})`, why);
+  return new RpcError(code, `${message}: every node was refused (${refusalSummary(why.refused)})`, why);
 }

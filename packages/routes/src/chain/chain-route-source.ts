@@ -10,6 +10,7 @@ import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET, UpstreamPool } from '@rollup-router/c
 import type { UpstreamResult, UpstreamSubscription } from '@rollup-router/core/upstream-socket';
 import {
   currentWsUrl,
+  refusalSummary,
   solanaProviders,
   solanaProviderSet,
   type SolanaChainConfig,
@@ -282,9 +283,7 @@ export class ChainRouteSource implements RouteSource {
     if (count === 0) return void log?.info({ source: this.name, records }, 'chain registry read');
     log?.warn(
       { source: this.name, records, refused },
-      `chain registry read: ${count} of ${records} records refused (${Object.entries(refused)
-        .map(([reason, n]) => `${n}: ${reason}`)
-        .join('; ')})`,
+      `chain registry read: ${count} of ${records} records refused (${refusalSummary(refused)})`,
     );
   }
 

@@ -67,11 +67,6 @@ export class UpstreamDirectory {
     this.extraUpstreams = extraUpstreams;
     this.timeoutMs = options.upstreamTimeoutMs;
     const names = upstreamNames(options.upstreams);
-    const unknown = Object.keys(upstreamProviders).find((name) => !names.includes(name));
-    if (unknown !== undefined)
-      throw new TypeError(
-        `signature-statuses options: upstreamProviders names "${unknown}", which is not a configured upstream`,
-      );
     this.configured = options.upstreams.map((u, i) => ({
       url: u.url,
       name: names[i]!,
