@@ -74,7 +74,7 @@ const header = [
     `measured per row and round after ${roundWarmup} s of warm-up (${warmup} s more when a server starts); ` +
     'figures are medians over the rounds',
   pinned
-    ? `CPUs: load generator on CPU ${pinned.loadGenerator}, our servers (and their upstream stand-in) on CPU ${pinned.targets}; the peers are not pinned`
+    ? `CPUs: load generator on CPU ${pinned.loadGenerator}, our servers (and their upstream stand-in) on CPU ${pinned.targets}, and each peer (with the validator it forwards to) there too during its own rows`
     : 'CPUs: not pinned',
   'CPU µs/req: utime+stime of the server process (/proc) over the measured part of the round ÷ requests answered; ' +
     'upstream: the same for the process behind it (stand-in or validator A); others: the highest share of a CPU ' +

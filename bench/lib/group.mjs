@@ -14,7 +14,7 @@ import { nextBody } from './load.mjs';
 import { rpcCall } from './peers.mjs';
 import { loadFor } from './socket-load.mjs';
 import { readMemory, sampleRss } from './proc.mjs';
-import { pinning, startTarget } from './processes.mjs';
+import { pinning, pinWhile, startTarget } from './processes.mjs';
 import { measureRounds, remeasuredNote } from './rounds.mjs';
 import { pairWithBaselines, summarise } from './summary.mjs';
 
@@ -136,6 +136,17 @@ const readAll = (endpoint) => Promise.all(endpoint.instances.map(readEvidence));
 
 /** One round of row `c`. `knownPids`: every process the bench accounts for (load generator, targets, peers). */
 async function measureRound(c, endpoint, settings, knownPids, probe) {
+  const cpus = pinning()?.targets;
+  const unpin =
+    c.peer && cpus ? pinWhile([endpoint.pid, endpoint.upstreamPid].filter(Boolean), cpus) : undefined;
+  try {
+    return await measurePinnedRound(c, endpoint, settings, knownPids, probe);
+  } finally {
+    unpin?.();
+  }
+}
+
+async function measurePinnedRound(c, endpoint, settings, knownPids, probe) {
   const load = loadSettings(c, settings);
   await c.refill?.(settings); // single-use bodies, made before the round: making them is not measured
   const { measure, warmUp } = loadFor(c);

@@ -2,6 +2,7 @@
 // server under test never shares a process or a core with the load generator. Every
 // child is killed when the runner exits, whatever the reason (end, error, ctrl-C).
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -24,6 +25,24 @@ export function pinCpus(enabled) {
   return (cpus = { loadGenerator: '0', targets: n === 2 ? '1' : `1-${n - 1}` });
 }
 export const pinning = () => cpus;
+
+/** The CPUs process `pid` may run on (`0-1`); undefined once it is gone. */
+export const cpusOf = (pid) => {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  } catch {} // eslint-disable-line no-empty -- gone
+};
+
+/**
+ * Pins every thread of `pids` to `list` (taskset -a), as our servers are, until the returned
+ * function gives each its CPUs back: the peers' idle work between their rows stays off ours.
+ */
+export function pinWhile(pids, list) {
+  const set = (pid, to) => execFileSync('taskset', ['-a', '-p', '-c', to, String(pid)], { stdio: 'ignore' });
+  const before = pids.map((pid) => [pid, cpusOf(pid)]).filter(([, was]) => was && was !== list);
+  for (const [pid] of before) set(pid, list);
+  return () => before.forEach(([pid, was]) => cpusOf(pid) && set(pid, was));
+}
 
 /** A free loopback port. */
 export function freePort() {
