@@ -4,7 +4,7 @@
 // notifies nothing, so a reader goes on as it would against a node where nothing changes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { AcknowledgingSockets } from './acknowledging-sockets.js';
 
 export interface ProgramAccount {
   readonly pubkey: string;
@@ -22,8 +22,7 @@ export class ProgramAccountsNode {
   readonly slot = 4242;
   /** The JSON-RPC methods asked over HTTP, in order. */
   readonly methods: string[] = [];
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private nextSubscription = 1;
+  private readonly sockets = new AcknowledgingSockets();
 
   private constructor(
     private readonly server: http.Server,
@@ -35,14 +34,7 @@ export class ProgramAccountsNode {
     const server = http.createServer();
     const node = new ProgramAccountsNode(server, programId, accounts);
     server.on('request', (req, res) => void node.answer(req, res));
-    server.on('upgrade', (req, socket, head) =>
-      node.wss.handleUpgrade(req, socket, head, (client) => {
-        client.on('message', (data) => {
-          const { id } = JSON.parse(String(data)) as { id?: unknown };
-          client.send(JSON.stringify({ jsonrpc: '2.0', id, result: node.nextSubscription++ }));
-        });
-      }),
-    );
+    server.on('upgrade', node.sockets.upgrade);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return node;
   }
@@ -52,7 +44,7 @@ export class ProgramAccountsNode {
   }
 
   async close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate();
+    this.sockets.terminate();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }

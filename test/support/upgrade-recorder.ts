@@ -3,7 +3,7 @@
 // a subscription id, so a client goes on as it would against a node.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { AcknowledgingSockets } from './acknowledging-sockets.js';
 
 export interface RecordedUpgrade {
   /** The request line's target, e.g. `/path?x=1`: user info never belongs there. */
@@ -13,8 +13,7 @@ export interface RecordedUpgrade {
 
 export class UpgradeRecorder {
   readonly upgrades: RecordedUpgrade[] = [];
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private nextId = 1;
+  private readonly sockets = new AcknowledgingSockets();
 
   private constructor(private readonly server: http.Server) {}
 
@@ -23,12 +22,7 @@ export class UpgradeRecorder {
     const recorder = new UpgradeRecorder(server);
     server.on('upgrade', (req, socket, head) => {
       recorder.upgrades.push({ url: req.url, authorization: req.headers.authorization });
-      recorder.wss.handleUpgrade(req, socket, head, (client) => {
-        client.on('message', (data) => {
-          const { id } = JSON.parse(String(data)) as { id?: unknown };
-          client.send(JSON.stringify({ jsonrpc: '2.0', id, result: recorder.nextId++ }));
-        });
-      });
+      recorder.sockets.upgrade(req, socket, head);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return recorder;
@@ -39,7 +33,7 @@ export class UpgradeRecorder {
   }
 
   async close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate();
+    this.sockets.terminate();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
