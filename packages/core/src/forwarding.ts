@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AddressGuard } from './address-guard.js';
 import type { CallContext } from './call-context.js';
+import { CallContextImpl, endingOf, type CallEnding } from './call.js';
 import { RpcError } from './errors.js';
 import { upstreamCallOutcome, type JsonRpcClient, type JsonRpcOutcome } from './jsonrpc-client.js';
 import type { ProviderSet } from './provider-set.js';
@@ -47,6 +48,8 @@ export interface ForwardCall {
   readonly answering?: Pick<CallContext, 'answeredBy'>;
   /** The caller's own end (the call's signal): writes do not pass one, so they are followed to their answer. */
   readonly signal?: AbortSignal;
+  /** The same followed without a signal (the call's context, see CallEnding); `signal` is then not read. */
+  readonly ending?: CallEnding;
   /** This call's reply cap; default the client's. */
   readonly maxReplyBytes?: number;
   /** A write (a transaction): never hedged, and sent to another provider only when the first cannot have taken it. */
@@ -105,6 +108,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       params,
       timeoutMs: this.options.timeoutMs,
       signal: call.signal,
+      ending: call.ending,
       maxReplyBytes: call.maxReplyBytes,
       addressGuard: target.addressGuard,
       upstream: target.name,
@@ -114,6 +118,9 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
       const { providers } = target;
       const outcome = await providers.call({
         ...spec,
+        // A set hedges and moves on by signals of its own, made from the caller's.
+        signal: call.signal ?? call.ending?.signal,
+        ending: undefined,
         write: call.write,
         onAttempt:
           observe &&
@@ -209,7 +216,7 @@ export function forwardedMethods<T extends ForwardTarget, C = unknown>(
         const given = (params ?? []) as never;
         const target = await m.targetOf(given, ctx);
         return forwarder.forward(target, m.name, params, {
-          signal: m.write ? undefined : ctx.signal,
+          ending: m.write ? undefined : ctx instanceof CallContextImpl ? ctx : endingOf(ctx.signal),
           maxReplyBytes: m.maxReplyBytes,
           write: m.write,
           answering: ctx,

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { AddressRefusedError, type AddressGuard } from './address-guard.js';
+import { endingOf, type CallEnding } from './call.js';
 import { deadlineIn, type Deadline } from './deadlines.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { jsonrpcResponseSchema, type JsonrpcResponse } from './generated/schemas.js';
@@ -30,6 +31,8 @@ export interface JsonRpcCall {
   readonly timeoutMs: number;
   /** The caller's own end (its deadline, or its callers gone): reported as `aborted`. */
   readonly signal?: AbortSignal;
+  /** The same as `signal`, followed without one (a call's context is one); `signal` is then not read. */
+  readonly ending?: CallEnding;
   /** A reply over this many bytes is not read further; default the client's `maxReplyBytes`. */
   readonly maxReplyBytes?: number;
   /**
@@ -153,7 +156,10 @@ export class JsonRpcClient {
   private async attempts<T>(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'connectionRetries' | 'maxReplyBytes' | 'addressGuard'>,
+    call: Pick<
+      JsonRpcCall,
+      'timeoutMs' | 'signal' | 'ending' | 'connectionRetries' | 'maxReplyBytes' | 'addressGuard'
+    >,
     read: (httpStatus: number, text: string | undefined) => T,
   ): Promise<T | JsonRpcNoAnswer> {
     const retries = call.connectionRetries ?? 0;
@@ -179,7 +185,7 @@ export class JsonRpcClient {
   private exchange(
     url: string,
     body: string,
-    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'maxReplyBytes' | 'addressGuard'>,
+    call: Pick<JsonRpcCall, 'timeoutMs' | 'signal' | 'ending' | 'maxReplyBytes' | 'addressGuard'>,
   ): Promise<{ status: number; text: string | undefined }> {
     let endpoint;
     try {
@@ -191,11 +197,13 @@ export class JsonRpcClient {
       endpoint.authorization && this.headers.authorization === undefined
         ? { ...this.headers, authorization: endpoint.authorization }
         : this.headers;
-    if (call.signal?.aborted) return Promise.reject(CANCELLED);
+    const ending = call.ending ?? (call.signal === undefined ? undefined : endingOf(call.signal));
     return new Promise((resolve, reject) => {
       const max = call.maxReplyBytes ?? this.maxReplyBytes;
-      const reader = new ReplyReader(max, call.timeoutMs, call.signal, resolve, reject);
-      endpoint.pool.dispatch({ method: 'POST', path: endpoint.path, headers, body }, reader);
+      const reader = new ReplyReader(max, call.timeoutMs, ending, resolve, reject);
+      // An end that came first (a caller already gone) is the answer: nothing is sent.
+      if (!reader.ended)
+        endpoint.pool.dispatch({ method: 'POST', path: endpoint.path, headers, body }, reader);
     });
   }
 }
@@ -209,7 +217,7 @@ const CANCELLED = Symbol('cancelled');
 /**
  * One attempt, read as undici's dispatch handler: the reply's status and text (undefined
  * over `max` bytes), or why none came. Its end is the timeout (a deadline) or the caller's
- * signal, whichever comes first. undici's request() made a body stream and followed an
+ * end, whichever comes first. undici's request() made a body stream and followed an
  * emitter as its signal, per call: ~40 µs of a forwarded sendTransaction's CPU (Node 20,
  * --cpu-prof); AbortSignal.any over AbortSignal.timeout before that kept a timer, weak
  * references and a dependant signal alive until the timeout.
@@ -219,18 +227,19 @@ class ReplyReader implements Dispatcher.DispatchHandler {
   private status = 0;
   private readonly chunks: Buffer[] = [];
   private size = 0;
-  private ended = false;
+  ended = false;
   private readonly deadline: Deadline;
+  private readonly unfollow: (() => void) | undefined;
 
   constructor(
     private readonly max: number,
     timeoutMs: number,
-    private readonly caller: AbortSignal | undefined,
+    caller: CallEnding | undefined,
     private readonly resolve: (reply: { status: number; text: string | undefined }) => void,
     private readonly reject: (why: unknown) => void,
   ) {
     this.deadline = deadlineIn(timeoutMs, this.timeout, { keepsAlive: false });
-    caller?.addEventListener('abort', this.cancel, { once: true });
+    this.unfollow = caller?.follow(this.cancel);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -287,7 +296,7 @@ class ReplyReader implements Dispatcher.DispatchHandler {
   private settle(): void {
     this.ended = true;
     this.deadline.cancel();
-    this.caller?.removeEventListener('abort', this.cancel);
+    this.unfollow?.();
   }
 }
 

@@ -54,8 +54,9 @@ class NodeExchange implements HttpExchange {
       if (!res.writableFinished) listener();
     };
     // Asked after the connection closed (a handler that looks late): it is gone already.
+    // `on`: a response closes once, and once's wrapper costs more than the listener.
     if (res.destroyed) report();
-    else res.once('close', report);
+    else res.on('close', report);
   }
 }
 

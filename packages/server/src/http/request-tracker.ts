@@ -19,8 +19,9 @@ export class RequestTracker {
     return (req, res) => {
       this.count += 1;
       // 'close' fires for finished and for abandoned responses alike: one listener serves
-      // both, and a response counts once it was ended (handed whole to the socket).
-      res.once('close', () => {
+      // both, and a response counts once it was ended (handed whole to the socket). `on`: it
+      // closes once, and once's wrapper costs more than the listener.
+      res.on('close', () => {
         if (res.writableEnded) this.onResponse(res.statusCode);
         this.count -= 1;
         if (this.count === 0) this.idleWaiters.splice(0).forEach((wake) => wake());

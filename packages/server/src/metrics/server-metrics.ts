@@ -64,6 +64,14 @@ interface MethodSeries {
   readonly error: DeferredObservations<'method' | 'outcome'>;
 }
 
+/** Labels from a `first\0second` key. */
+const pairOf =
+  <A extends string, B extends string>(a: A, b: B) =>
+  (key: string): Record<A | B, string> => {
+    const at = key.indexOf('\0');
+    return { [a]: key.slice(0, at), [b]: key.slice(at + 1) } as Record<A | B, string>;
+  };
+
 const methodSeries = (method: string, seconds: Histogram<'method' | 'outcome'>): MethodSeries => ({
   codes: new DeferredCounts((code) => ({ method, code: String(code) })),
   ok: new DeferredObservations(seconds, { method, outcome: 'ok' }),
@@ -105,12 +113,35 @@ export class ServerMetrics {
   private readonly calls: Counter<'method' | 'code'>;
   private readonly callSeconds: Histogram<'method' | 'outcome'>;
   private readonly responses: Counter<'status'>;
-  private readonly upstreamCalls: Counter<'upstream' | 'outcome'>;
   /** Calls answered per method and upstream, keyed `method\0upstream`. */
-  private readonly answered = new DeferredCounts<string, 'method' | 'upstream'>((key) => {
-    const at = key.indexOf('\0');
-    return { method: key.slice(0, at), upstream: key.slice(at + 1) };
-  });
+  private readonly answered = new DeferredCounts<string, 'method' | 'upstream'>(pairOf('method', 'upstream'));
+  /** Upstream requests, and those that failed, per upstream and outcome, keyed `upstream\0outcome`. */
+  private readonly upstreamOutcomes = new DeferredCounts<string, 'upstream' | 'outcome'>(
+    pairOf('upstream', 'outcome'),
+  );
+  private readonly upstreamFailed = new DeferredCounts<string, 'upstream' | 'outcome'>(
+    pairOf('upstream', 'outcome'),
+  );
+  /** Per upstream label (a bounded set), made at its first request. */
+  private readonly upstreamTimes = new Map<string, DeferredObservations<'upstream'>>();
+  private readonly upstreamCalls = this.counter<'upstream' | 'outcome'>(
+    'upstream_requests_total',
+    'HTTP requests to upstream Solana nodes, by upstream label and outcome: base-chain; er:<identity> for an ER of delegation.identity.allow or pin, er:other for the others; a statuses upstream by statuses.upstreams[].name, else its URL without path or query, numbered when two share one.',
+    ['upstream', 'outcome'],
+    (c) => this.upstreamOutcomes.flushInto(c),
+  );
+  private readonly upstreamFailures = this.counter<'upstream' | 'outcome'>(
+    'upstream_failures_total',
+    'Upstream requests that failed (timeout, unreachable, bad_response, rpc_error, aborted).',
+    ['upstream', 'outcome'],
+    (c) => this.upstreamFailed.flushInto(c),
+  );
+  private readonly upstreamSeconds = this.histogram<'upstream'>(
+    'upstream_request_duration_seconds',
+    'Time of one upstream request, from sending to the whole answer read.',
+    ['upstream'],
+    () => this.upstreamTimes.forEach((times) => times.flush()),
+  );
   private readonly keyPoints = this.counter(
     'api_key_points_total',
     "Rate-limit points charged to each named API key (apiKeys[].name; never the key), to its own budget or, without one, to its client address's: what the customer's calls cost (perMethod).",
@@ -121,8 +152,6 @@ export class ServerMetrics {
     'Requests and WebSocket messages of each named API key refused because its budget was spent (HTTP 429, -32051 over WebSocket).',
     ['key'],
   );
-  private readonly upstreamFailures: Counter<'upstream' | 'outcome'>;
-  private readonly upstreamSeconds: Histogram<'upstream'>;
   private readonly lookups: Counter<'layer'>;
   private readonly probes: Counter<'identity' | 'outcome'>;
   private readonly probeSeconds: Histogram<'identity'>;
@@ -154,22 +183,7 @@ export class ServerMetrics {
     );
     if (options.sockets) this.socketGauges(options.sockets);
     if (options.ready) this.readyGauge(options.ready);
-    this.upstreamCalls = this.counter(
-      'upstream_requests_total',
-      'HTTP requests to upstream Solana nodes, by upstream label and outcome: base-chain; er:<identity> for an ER of delegation.identity.allow or pin, er:other for the others; a statuses upstream by statuses.upstreams[].name, else its URL without path or query, numbered when two share one.',
-      ['upstream', 'outcome'],
-    );
     this.provenanceCounter();
-    this.upstreamFailures = this.counter(
-      'upstream_failures_total',
-      'Upstream requests that failed (timeout, unreachable, bad_response, rpc_error, aborted).',
-      ['upstream', 'outcome'],
-    );
-    this.upstreamSeconds = this.histogram(
-      'upstream_request_duration_seconds',
-      'Time of one upstream request, from sending to the whole answer read.',
-      ['upstream'],
-    );
     this.lookups = this.counter(
       'status_lookups_total',
       'Signatures settled per layer of the answer chain: memory and store are cache hits, unknown = nobody knew it.',
@@ -356,10 +370,18 @@ export class ServerMetrics {
     this.statuses.add(status);
   };
 
+  /** Kept as the per-call metrics are (DeferredCounts, DeferredObservations): one per forwarded call. */
   readonly observeUpstream = (upstream: string, outcome: string, ms: number): void => {
-    this.upstreamCalls.inc({ upstream, outcome });
-    if (outcome !== 'ok') this.upstreamFailures.inc({ upstream, outcome });
-    this.upstreamSeconds.observe({ upstream }, ms / 1000);
+    const key = `${upstream}\0${outcome}`;
+    this.upstreamOutcomes.add(key);
+    if (outcome !== 'ok') this.upstreamFailed.add(key);
+    let times = this.upstreamTimes.get(upstream);
+    if (times === undefined)
+      this.upstreamTimes.set(
+        upstream,
+        (times = new DeferredObservations(this.upstreamSeconds, { upstream })),
+      );
+    times.observe(ms / 1000);
   };
 
   readonly observePollRound = (): void => {

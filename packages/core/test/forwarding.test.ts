@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import {
+  attachWebSocket,
+  createLogger,
+  createNodeListener,
+  createRpc,
+  defineErrors,
+  Forwarder,
+  forwardedMethods,
+  JsonRpcClient,
+} from '@rollup-router/core';
+import { waitFor } from '@rollup-router/test-support/wait-for';
+import { memoryLog } from '@rollup-router/test-support/http';
+
+const ERRORS = defineErrors({
+  UNAVAILABLE: { code: -32050, message: 'Upstream unavailable', meaning: 'no answer from the node' },
+  TOO_LARGE: { code: -32054, message: 'Reply too large', meaning: 'the node answered past the cap' },
+});
+
+/** A JSON-RPC node that never answers: it records each request and when its requester left. */
+class SilentNode {
+  readonly received: IncomingMessage[] = [];
+  readonly left: IncomingMessage[] = [];
+  private readonly server = http.createServer((req) => {
+    this.received.push(req);
+    req.resume();
+    req.socket.on('close', () => this.left.push(req));
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** The core serving one forwarded method to `url`, over HTTP and WebSocket, each call given `deadlineMs`. */
+async function forwardingServer(
+  url: string,
+  deadlineMs: number,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const forwarder = new Forwarder(new JsonRpcClient(), {
+    timeoutMs: 60_000,
+    errors: { unavailable: ERRORS.UNAVAILABLE, tooLarge: ERRORS.TOO_LARGE },
+  });
+  const target = { name: 'silent', url };
+  const rpc = createRpc({
+    logger: createLogger({ destination: memoryLog().stream }),
+    limits: { callDeadlineMs: deadlineMs },
+    methods: forwardedMethods(forwarder, [
+      { name: 'getSlot', params: { type: 'array' }, targetOf: () => target },
+    ]),
+  });
+  const server = http.createServer(createNodeListener(rpc));
+  const sockets = attachWebSocket(server, rpc, { path: '/' });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      await sockets.close(0);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await forwarder.close();
+    },
+  };
+}
+
+describe('forwarded methods follow their call to its end', () => {
+  const node = new SilentNode();
+  let patient: { url: string; close(): Promise<void> };
+  let hasty: { url: string; close(): Promise<void> };
+
+  before(async () => {
+    const url = await node.start();
+    // A deadline far off: only the client's leaving can end a call.
+    patient = await forwardingServer(url, 60_000);
+    hasty = await forwardingServer(url, 300);
+  });
+  after(async () => {
+    await Promise.all([patient.close(), hasty.close()]);
+    await node.close();
+  });
+
+  it('drops its upstream request when its HTTP client goes away', async () => {
+    const before = node.received.length;
+    const req = http.request(`${patient.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined);
+    req.end('{"jsonrpc":"2.0","id":1,"method":"getSlot"}');
+    await waitFor(() => node.received.length > before, 'the node has the request');
+    const sent = node.received.at(-1)!;
+    expect(node.left, 'still waited for while the client waits').not.to.include(sent);
+    req.destroy();
+    await waitFor(() => node.left.includes(sent), 'the upstream request is dropped');
+  });
+
+  it('drops its upstream request when its deadline passes, and answers -32052', async () => {
+    const before = node.received.length;
+    const res = await fetch(hasty.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":2,"method":"getSlot"}',
+    });
+    expect(((await res.json()) as { error: { code: number } }).error.code).to.equal(-32052);
+    expect(node.received.length).to.equal(before + 1);
+    const sent = node.received.at(-1)!;
+    await waitFor(() => node.left.includes(sent), 'the upstream request is dropped');
+  });
+
+  it('over WebSocket, drops its upstream request when the connection closes', async () => {
+    const before = node.received.length;
+    const socket = new WebSocket(patient.url.replace('http', 'ws'));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send('{"jsonrpc":"2.0","id":3,"method":"getSlot"}');
+    await waitFor(() => node.received.length > before, 'the node has the request');
+    const sent = node.received.at(-1)!;
+    expect(node.left, 'still waited for while the connection is open').not.to.include(sent);
+    socket.terminate();
+    await waitFor(() => node.left.includes(sent), 'the upstream request is dropped');
+  });
+});
