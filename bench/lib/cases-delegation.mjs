@@ -1,7 +1,8 @@
 // The delegation router, the methods MagicBlock's SDKs call: the reference server with its
 // base chain on validator A (dlg.*) against validator A itself (v.*) and the Rust Magic
 // Router (r.*), which sends a base-chain transaction to A too, and bare node:http forwarding
-// each body to A with undici (p.*): Node's ceiling for a forwarding hop.
+// each body to A with undici (p.*): Node's ceiling for a forwarding hop; pf.* adds to it what
+// production settings write and read per call (the floor of any router in our settings).
 //   *.sendTransaction: one connection, closed loop, a fixed number of sends per round, each a
 //     new signed transfer on A (transfers.mjs): the rows' p50 and p99 minus A's are the
 //     latency a router adds (the `added` notes and the goal).
@@ -44,11 +45,25 @@ const places = (pids) => ({
     target: { script: 'forward-http.mjs', args: ['--upstream', VALIDATOR_URL] },
     what: 'node:http + undici forwarding to A, nothing else (ceiling)',
   },
+  pf: {
+    target: { script: 'forward-http.mjs', args: ['--upstream', VALIDATOR_URL, '--as-server'] },
+    what: "bare forwarding with the server's head, both bodies parsed and its call line (floor)",
+  },
   r: {
     peer: { url: ROUTER_URL, pid: pids.router, upstreamPid: pids.validatorA },
     what: 'Rust Magic Router, to A',
   },
 });
+
+/** The reads passed through: an account no ER holds, the cluster's slot. */
+const READS = [
+  ['getAccountInfo', [ACCOUNT, { encoding: 'base64' }], isAccountAnswer],
+  ['getSlot', [], isSlot],
+];
+
+// Ours is compared with each of the others, they with A direct: what each hop adds to A.
+const vsOf = (at, id) =>
+  at === 'v' ? undefined : ({ dlg: ['v', 'p', 'r'], pf: ['v', 'p'] }[at] ?? ['v']).map((b) => `${b}.${id}`);
 
 /** Sends per round: 100 per measured second of the other rows (1 connection, ~2 ms each). */
 const sends = (settings) => Math.max(20, Math.round(100 * settings.duration));
@@ -57,9 +72,6 @@ const sends = (settings) => Math.max(20, Math.round(100 * settings.duration));
 export function delegationCases({ peerAbsent, pids }) {
   const transfers = transferSource(VALIDATOR_URL);
   const where = places(pids);
-  // Ours is compared with each of the others, they with A direct: what each hop adds to A.
-  const vsOf = (at, id) =>
-    at === 'v' ? undefined : (at === 'dlg' ? ['v', 'p', 'r'] : ['v']).map((b) => `${b}.${id}`);
   const row = (at, id, fields) => ({
     id: `${at}.${id}`,
     target: where[at].target,
@@ -81,10 +93,6 @@ export function delegationCases({ peerAbsent, pids }) {
       check: isSignature,
     });
   };
-  const reads = [
-    ['getAccountInfo', [ACCOUNT, { encoding: 'base64' }], isAccountAnswer],
-    ['getSlot', [], isSlot],
-  ];
   const blockhash = (at, kind, accounts) =>
     row(at, `blockhash-${kind}`, {
       what: `getBlockhashForAccounts ${kind === 'empty' ? '[]' : '[an account no ER holds]'}`,
@@ -92,9 +100,8 @@ export function delegationCases({ peerAbsent, pids }) {
       check: isBlockhash,
       vs: at === 'dlg' ? [`r.blockhash-${kind}`] : undefined,
     });
-  return ['dlg', 'v', 'p', 'r'].flatMap((at) => [
-    send(at),
-    ...reads.map(([method, params, check]) =>
+  const passedThrough = (at) =>
+    READS.map(([method, params, check]) =>
       oneConnection(at, method, {
         what: `${method} passed through to A, 1 connection`,
         // The Rust router answers getSlot -32601: its row says so rather than fail the run.
@@ -102,7 +109,17 @@ export function delegationCases({ peerAbsent, pids }) {
         body: call(method, params),
         check,
       }),
-    ),
-    ...(at === 'dlg' || at === 'r' ? [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])] : []),
-  ]);
+    );
+  // pf: what production settings cost a hop with none of our code (the full run's diagnostic).
+  return ['dlg', 'v', 'p', 'r', 'pf'].flatMap((at) =>
+    at === 'pf'
+      ? passedThrough(at)
+      : [
+          send(at),
+          ...passedThrough(at),
+          ...(at === 'dlg' || at === 'r'
+            ? [blockhash(at, 'empty', []), blockhash(at, 'account', [ACCOUNT])]
+            : []),
+        ],
+  );
 }

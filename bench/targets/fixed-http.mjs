@@ -9,13 +9,12 @@
 //   --log calls       one pino info line per request, the reference server's call line, written
 //                     as it writes it (core's createLogger and logDestination, to a file, after
 //                     the answer): what the standard's "one line per call" costs by itself.
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { absent, serve, targetArgs } from './lib/serve.mjs';
+import { JSON_TYPE, openCallLog, requestId, serverHead } from './lib/server-head.mjs';
 import { TRIVIAL_RESPONSE } from './lib/trivial.mjs';
 
 const args = targetArgs();
-const JSON_TYPE = 'application/json; charset=utf-8';
 const text = args.body ?? TRIVIAL_RESPONSE;
 const body = Buffer.from(text);
 const spinMs = Number(args['spin-us'] ?? 0) / 1000;
@@ -29,50 +28,30 @@ if (
 // The answer's text split where the id goes, so each request builds its own string.
 const idAt = text.lastIndexOf(',"id":');
 const [before, after] = [text.slice(0, idAt + ',"id":'.length), text.slice(idAt + ',"id":'.length)];
-// Loaded only for that head: row a stays bare node:http, with no module of ours in its process.
-const security =
-  args.headers === 'server'
-    ? Object.entries((await import('@rollup-router/server')).SECURITY_HEADERS).flat()
-    : [];
-
+const head = args.headers === 'server' ? await serverHead() : undefined;
 const { callLog, logFile } = args.log === 'calls' ? await openCallLog() : {};
-
-/** Core's logger on core's batching destination, to a temp file, with the server's default flush. */
-async function openCallLog() {
-  const [{ createLogger, logDestination }, { mkdtempSync }, { tmpdir }, { join }] = await Promise.all([
-    import('@rollup-router/core'),
-    import('node:fs'),
-    import('node:os'),
-    import('node:path'),
-  ]);
-  const logFile = join(mkdtempSync(join(tmpdir(), 'rollup-router-bench-')), 'calls.log');
-  return { callLog: createLogger({ level: 'info', destination: logDestination(logFile, 100) }), logFile };
-}
 
 function spin() {
   const until = performance.now() + spinMs;
   while (performance.now() < until);
 }
 
-const answer =
-  args.headers === 'server'
-    ? (res, reqId) => {
-        const reply = before + after;
-        const length = String(Buffer.byteLength(reply));
-        const head = ['x-request-id', reqId, 'content-type', JSON_TYPE, 'content-length', length];
-        res.writeHead(200, [...security, ...head]);
-        res.end(reply);
-      }
-    : (res) => {
-        res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': body.length });
-        res.end(body);
-      };
+const answer = head
+  ? (res, reqId) => {
+      const reply = before + after;
+      res.writeHead(200, head(reqId, Buffer.byteLength(reply)));
+      res.end(reply);
+    }
+  : (res) => {
+      res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': body.length });
+      res.end(body);
+    };
 
 const server = http.createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => {
     const started = performance.now();
-    const reqId = args.headers || callLog ? randomUUID() : '';
+    const reqId = head || callLog ? requestId() : '';
     if (spinMs > 0) spin();
     answer(res, reqId);
     const ms = Math.round((performance.now() - started) * 1000) / 1000;

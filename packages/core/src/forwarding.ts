@@ -77,10 +77,11 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
   }
 
   /** The result of `method` on `target` as the node wrote it, byte for byte: for the client. */
-  async forward(target: T, method: string, params: unknown, call: ForwardCall = {}): Promise<RawJson> {
-    const { value, text } = await this.exchange(target, method, params, call);
-    const raw = resultText(text);
-    return raw === undefined ? RawJson.of(value) : new RawJson(raw, value);
+  forward(target: T, method: string, params: unknown, call: ForwardCall = {}): Promise<RawJson> {
+    return this.exchange(target, method, params, call).then(({ value, text }) => {
+      const raw = resultText(text);
+      return raw === undefined ? RawJson.of(value) : new RawJson(raw, value);
+    });
   }
 
   /** A node's label in provenance (ForwarderOptions.labelOf). */
@@ -97,7 +98,23 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     return this.client.close();
   }
 
-  private async exchange(
+  // Promise chains, not async functions: a forwarded call's answer passes through each of
+  // these, and every async function it leaves is another turn of the microtask queue.
+  private exchange(
+    target: T,
+    method: string,
+    params: unknown,
+    call: ForwardCall,
+  ): Promise<{ value: unknown; text: string }> {
+    try {
+      return this.send(target, method, params, call);
+    } catch (err) {
+      // As from an async function: params JSON cannot hold (a BigInt) are a rejection.
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private send(
     target: T,
     method: string,
     params: unknown,
@@ -116,7 +133,7 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
     const observe = this.options.observe;
     if (target.providers !== undefined) {
       const { providers } = target;
-      const outcome = await providers.call({
+      const providerCall = {
         ...spec,
         // A set hedges and moves on by signals of its own, made from the caller's.
         signal: call.signal ?? call.ending?.signal,
@@ -124,17 +141,18 @@ export class Forwarder<T extends ForwardTarget = ForwardTarget> {
         write: call.write,
         onAttempt:
           observe &&
-          ((provider, attempt, ms) => {
+          ((provider: string, attempt: JsonRpcOutcome, ms: number) => {
             const named = providers.size > 1 ? this.asProvider(target, provider) : target;
             observe(named, upstreamCallOutcome(attempt), ms);
           }),
-      });
-      return this.answerOf(target, method, call, outcome);
+      };
+      return providers.call(providerCall).then((outcome) => this.answerOf(target, method, call, outcome));
     }
     const started = performance.now();
-    const outcome = await this.client.call(target.url, spec);
-    observe?.(target, upstreamCallOutcome(outcome), performance.now() - started);
-    return this.answerOf(target, method, call, outcome);
+    return this.client.call(target.url, spec).then((outcome) => {
+      observe?.(target, upstreamCallOutcome(outcome), performance.now() - started);
+      return this.answerOf(target, method, call, outcome);
+    });
   }
 
   /** `target` named `<name>:<provider>`, for what observes one provider's attempt. */
@@ -212,15 +230,16 @@ export function forwardedMethods<T extends ForwardTarget, C = unknown>(
       summary: m.summary,
       description: m.description,
       params: m.params,
-      handler: async (params, ctx) => {
-        const given = (params ?? []) as never;
-        const target = await m.targetOf(given, ctx);
-        return forwarder.forward(target, m.name, params, {
-          ending: m.write ? undefined : ctx instanceof CallContextImpl ? ctx : endingOf(ctx.signal),
-          maxReplyBytes: m.maxReplyBytes,
-          write: m.write,
-          answering: ctx,
-        });
+      handler: (params, ctx) => {
+        const send = (target: T): Promise<RawJson> =>
+          forwarder.forward(target, m.name, params, {
+            ending: m.write ? undefined : ctx instanceof CallContextImpl ? ctx : endingOf(ctx.signal),
+            maxReplyBytes: m.maxReplyBytes,
+            write: m.write,
+            answering: ctx,
+          });
+        const target = m.targetOf((params ?? []) as never, ctx);
+        return target instanceof Promise ? target.then(send) : send(target);
       },
     }),
   );

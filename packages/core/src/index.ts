@@ -4,6 +4,7 @@
 export { ErrorCode, ErrorInfo, type ErrorCodeName, type ErrorCodeValue } from './codes.js';
 export { RpcError, type RpcErrorObject, type ValidationFailure } from './errors.js';
 export type { CallContext, CallOrigin } from './call-context.js';
+export type { CallEnding } from './call.js';
 export { RawJson } from './raw-json.js';
 export { emitGuarded } from './observers.js';
 export {

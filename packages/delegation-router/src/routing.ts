@@ -22,8 +22,15 @@ export class Routing {
    * one, the base chain when none is delegated. Accounts delegated to different ERs are
    * -32072; an ER the route table does not list, or the allow-list leaves out, is -32070.
    */
-  async targetOf(accounts: readonly string[]): Promise<Upstream> {
-    const records = await this.source.recordsOf(accounts);
+  targetOf(accounts: readonly string[]): Upstream | Promise<Upstream> {
+    // Cached, as an app's usual accounts are: answered now, not a turn of the event loop later.
+    const known = this.source.knownRecordsOf(accounts);
+    return known !== undefined
+      ? this.holderOf(accounts, known)
+      : this.source.recordsOf(accounts).then((records) => this.holderOf(accounts, records));
+  }
+
+  private holderOf(accounts: readonly string[], records: readonly (DelegationRecord | null)[]): Upstream {
     const byEr = new Map<string, string[]>();
     records.forEach((record, i) => {
       if (record === null) return;

@@ -121,13 +121,19 @@ export class DelegationSource {
   /** The delegation record of each account, in order; null where it is not delegated. */
   recordsOf(accounts: readonly string[]): Promise<(DelegationRecord | null)[]> {
     // Every one cached, as for an app's usual accounts: one promise, not one per account.
+    const known = this.knownRecordsOf(accounts);
+    return known !== undefined ? Promise.resolve(known) : Promise.all(accounts.map((a) => this.recordOf(a)));
+  }
+
+  /** The record of each account, in order, when every one is cached; else undefined (recordsOf reads them). */
+  knownRecordsOf(accounts: readonly string[]): (DelegationRecord | null)[] | undefined {
     const known: (DelegationRecord | null)[] = [];
     for (const account of accounts) {
       const hit = this.cache.get(account);
-      if (hit === undefined) return Promise.all(accounts.map((a) => this.recordOf(a)));
+      if (hit === undefined) return undefined;
       known.push(hit.record);
     }
-    return Promise.resolve(known);
+    return known;
   }
 
   recordOf(account: string): Promise<DelegationRecord | null> {
