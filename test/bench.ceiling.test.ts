@@ -1,23 +1,16 @@
 // The diagnostic rows around node:http's ceiling (row a.getRoutes): the same answer with
 // the reference server's head, then with busy work added. They only say something if the
 // head is the reference server's own and the bytes are row a's.
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-
-interface Target {
-  url: string;
-  absent?: string;
-  logFile?: string;
-  stop(): Promise<void>;
-}
-interface Case {
-  id: string;
-  vs?: string[];
-  target: { script: string; args: string[] };
-}
-
-const load = <T>(file: string): Promise<T> =>
-  import(new URL(`../bench/lib/${file}`, import.meta.url).href) as Promise<T>;
+import {
+  callLines,
+  headerNames as names,
+  lineShape as shape,
+  loadBench as load,
+  type Case,
+  type Target,
+  writtenCallLines,
+} from '@rollup-router/test-support/bench-rows';
 
 const GET_ROUTES = '{"jsonrpc":"2.0","id":1,"method":"getRoutes"}';
 
@@ -29,10 +22,6 @@ async function ask(url: string): Promise<{ headers: Headers; body: string }> {
   });
   return { headers: res.headers, body: await res.text() };
 }
-
-/** Header names of a reply, less the ones Node adds to every reply. */
-const names = (h: Headers): string[] =>
-  [...h.keys()].filter((n) => !['date', 'connection', 'keep-alive'].includes(n)).sort();
 
 describe('bench: the rows around the node:http ceiling', () => {
   let startTarget: (script: string, args?: string[]) => Promise<Target>;
@@ -90,25 +79,10 @@ describe('bench: the rows around the node:http ceiling', () => {
     try {
       const asked = [await ask(logged.url), await ask(logged.url)];
       await ask(server.url);
-      const lines = (file: string) =>
-        readFileSync(file, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Record<string, unknown>)
-          .filter((l) => l.msg === 'call');
-      // The server's file goes with it: read its line once its batch is written (logFlushMs).
-      let ours = lines(server.logFile!);
-      for (let tries = 0; ours.length === 0 && tries < 100; tries++) {
-        await new Promise((r) => setTimeout(r, 50));
-        ours = lines(server.logFile!);
-      }
+      const ours = await writtenCallLines(server.logFile!);
       await logged.stop(); // its batch is written on exit
-      const theirs = lines(logged.logFile!);
+      const theirs = callLines(logged.logFile!);
       expect(theirs.map((l) => l.reqId)).to.deep.equal(asked.map((a) => a.headers.get('x-request-id')));
-      const shape = (l: Record<string, unknown>) =>
-        Object.keys(l)
-          .filter((k) => k !== 'hostname')
-          .sort();
       expect(shape(theirs[0]!)).to.deep.equal(shape(ours[0]!));
       expect(theirs[0]).to.include({ level: ours[0]!.level, method: 'getRoutes', code: 0 });
     } finally {

@@ -2,23 +2,16 @@
 // the floor the pass-through goals are read against, so they must do what the reference
 // server does per forwarded call (its head, naming the upstream; one call line per request,
 // with the id it answered) and nothing more. They forward to validator A, as the rows do.
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-
-interface Target {
-  url: string;
-  absent?: string;
-  logFile?: string;
-  stop(): Promise<void>;
-}
-interface Case {
-  id: string;
-  vs?: string[];
-  target: { script: string; args: string[] };
-}
-
-const load = <T>(file: string): Promise<T> =>
-  import(new URL(`../bench/lib/${file}`, import.meta.url).href) as Promise<T>;
+import {
+  callLines,
+  headerNames as names,
+  lineShape as shape,
+  loadBench as load,
+  type Case,
+  type Target,
+  writtenCallLines,
+} from '@rollup-router/test-support/bench-rows';
 
 const GET_SLOT = '{"jsonrpc":"2.0","id":7,"method":"getSlot"}';
 
@@ -30,16 +23,6 @@ async function ask(url: string): Promise<{ headers: Headers; body: { id: number;
   });
   return { headers: res.headers, body: (await res.json()) as { id: number; result: number } };
 }
-
-const names = (h: Headers): string[] =>
-  [...h.keys()].filter((n) => !['date', 'connection', 'keep-alive'].includes(n)).sort();
-
-const callLines = (file: string): Record<string, unknown>[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l.msg === 'call');
 
 describe("bench: the forwarding floor (rows pf.*), bare forwarding with the server's per-call work", () => {
   let startTarget: (script: string, args?: string[]) => Promise<Target>;
@@ -85,18 +68,10 @@ describe("bench: the forwarding floor (rows pf.*), bare forwarding with the serv
       expect(names(plain.headers)).to.deep.equal(['content-length', 'content-type']);
       expect(asked[1]!.headers.get('x-request-id')).to.not.equal(asked[0]!.headers.get('x-request-id'));
 
-      let theirs: Record<string, unknown>[] = [];
-      for (let tries = 0; theirs.length === 0 && tries < 100; tries++) {
-        await new Promise((r) => setTimeout(r, 50));
-        theirs = callLines(server.logFile!);
-      }
+      const theirs = await writtenCallLines(server.logFile!);
       await floor.stop(); // its batch is written on exit
       const lines = callLines(floor.logFile!);
       expect(lines.map((l) => l.reqId)).to.deep.equal(asked.map((a) => a.headers.get('x-request-id')));
-      const shape = (l: Record<string, unknown>) =>
-        Object.keys(l)
-          .filter((k) => k !== 'hostname')
-          .sort();
       expect(shape(lines[0]!)).to.deep.equal(shape(theirs[0]!));
       expect(lines[0]).to.include({ method: 'getSlot', code: 0, upstream: theirs[0]!.upstream });
     } finally {

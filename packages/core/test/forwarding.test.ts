@@ -35,6 +35,16 @@ class SilentNode {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** The request `send` makes the node get, once it has it, still waited for. */
+  async next(send: () => void): Promise<IncomingMessage> {
+    const before = this.received.length;
+    send();
+    await waitFor(() => this.received.length > before, 'the node has the request');
+    const sent = this.received.at(-1)!;
+    expect(this.left, 'still waited for while its caller waits').not.to.include(sent);
+    return sent;
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -89,16 +99,12 @@ describe('forwarded methods follow their call to its end', () => {
   });
 
   it('drops its upstream request when its HTTP client goes away', async () => {
-    const before = node.received.length;
     const req = http.request(`${patient.url}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
     req.on('error', () => undefined);
-    req.end('{"jsonrpc":"2.0","id":1,"method":"getSlot"}');
-    await waitFor(() => node.received.length > before, 'the node has the request');
-    const sent = node.received.at(-1)!;
-    expect(node.left, 'still waited for while the client waits').not.to.include(sent);
+    const sent = await node.next(() => req.end('{"jsonrpc":"2.0","id":1,"method":"getSlot"}'));
     req.destroy();
     await waitFor(() => node.left.includes(sent), 'the upstream request is dropped');
   });
@@ -117,13 +123,9 @@ describe('forwarded methods follow their call to its end', () => {
   });
 
   it('over WebSocket, drops its upstream request when the connection closes', async () => {
-    const before = node.received.length;
     const socket = new WebSocket(patient.url.replace('http', 'ws'));
     await new Promise((resolve) => socket.once('open', resolve));
-    socket.send('{"jsonrpc":"2.0","id":3,"method":"getSlot"}');
-    await waitFor(() => node.received.length > before, 'the node has the request');
-    const sent = node.received.at(-1)!;
-    expect(node.left, 'still waited for while the connection is open').not.to.include(sent);
+    const sent = await node.next(() => socket.send('{"jsonrpc":"2.0","id":3,"method":"getSlot"}'));
     socket.terminate();
     await waitFor(() => node.left.includes(sent), 'the upstream request is dropped');
   });
