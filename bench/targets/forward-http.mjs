@@ -20,7 +20,8 @@ const path = upstream.pathname || '/';
 const asServer = args['as-server'] === 'true';
 const head = asServer ? await serverHead() : undefined;
 const { callLog, logFile } = asServer ? await openCallLog() : {};
-const PROVENANCE = ['x-rollup-router-upstream', 'base-chain'];
+/** The label the reference server gives its base chain. */
+const UPSTREAM = 'base-chain';
 
 const send = (body) =>
   pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
@@ -43,10 +44,10 @@ function likeServer(body, res) {
     .then(async ({ statusCode, body }) => {
       const text = await body.text();
       const code = JSON.parse(text).error?.code ?? 0;
-      res.writeHead(statusCode, head(reqId, Buffer.byteLength(text), PROVENANCE));
+      res.writeHead(statusCode, head(reqId, Buffer.byteLength(text), UPSTREAM));
       res.end(text);
       const ms = Math.round((performance.now() - started) * 1000) / 1000;
-      setImmediate(() => callLog.info({ reqId, method, ms, code, upstream: PROVENANCE[1] }, 'call'));
+      setImmediate(() => callLog.info({ reqId, method, ms, code, upstream: UPSTREAM }, 'call'));
     })
     .catch((err) => res.writeHead(502).end(String(err)));
 }

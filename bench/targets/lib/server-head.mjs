@@ -10,11 +10,14 @@ import { join } from 'node:path';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** `head(reqId, length, more)`: the server's header pairs for one answer, as one flat array. */
+/** `head(reqId, length, upstream)`: the server's header pairs for one answer, one flat array. */
 export async function serverHead() {
-  const security = Object.entries((await import('@rollup-router/server')).SECURITY_HEADERS).flat();
-  return (reqId, length, more = []) =>
-    security.concat('x-request-id', reqId, more, 'content-type', JSON_TYPE, 'content-length', String(length));
+  const { SECURITY_HEADERS } = await import('@rollup-router/server');
+  const { UPSTREAM_HEADER } = await import('@rollup-router/core');
+  const security = Object.entries(SECURITY_HEADERS).flat();
+  const typed = (length) => ['content-type', JSON_TYPE, 'content-length', String(length)];
+  return (reqId, length, upstream) =>
+    security.concat('x-request-id', reqId, upstream ? [UPSTREAM_HEADER, upstream] : [], typed(length));
 }
 
 export const requestId = () => randomUUID();

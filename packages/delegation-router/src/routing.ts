@@ -23,11 +23,10 @@ export class Routing {
    * -32072; an ER the route table does not list, or the allow-list leaves out, is -32070.
    */
   targetOf(accounts: readonly string[]): Upstream | Promise<Upstream> {
-    // Cached, as an app's usual accounts are: answered now, not a turn of the event loop later.
-    const known = this.source.knownRecordsOf(accounts);
-    return known !== undefined
-      ? this.holderOf(accounts, known)
-      : this.source.recordsOf(accounts).then((records) => this.holderOf(accounts, records));
+    const records = this.source.recordsOf(accounts);
+    return records instanceof Promise
+      ? records.then((known) => this.holderOf(accounts, known))
+      : this.holderOf(accounts, records);
   }
 
   private holderOf(accounts: readonly string[], records: readonly (DelegationRecord | null)[]): Upstream {

@@ -164,7 +164,9 @@ describe('delegation source (a base-chain stand-in on loopback)', () => {
     for (let i = 0; i < 4; i++) await chain.delegate(accounts[i]!, ers[i]!);
     // The base chain's HTTP side does not answer, its websocket does: nothing may stay subscribed.
     const failing = followingSource(chain.wsUrl, 1000, 'http://127.0.0.1:1');
-    expect(await failing.recordsOf(accounts).catch((e: { code: number }) => e.code)).to.equal(-32071);
+    expect(
+      await Promise.resolve(failing.recordsOf(accounts)).catch((e: { code: number }) => e.code),
+    ).to.equal(-32071);
     expect(failing.followed).to.equal(0);
     expect(chain.subscriptionCount).to.equal(0);
     failing.stop();

@@ -118,19 +118,16 @@ export class DelegationSource {
     this.follower?.stop();
   }
 
-  /** The delegation record of each account, in order; null where it is not delegated. */
-  recordsOf(accounts: readonly string[]): Promise<(DelegationRecord | null)[]> {
-    // Every one cached, as for an app's usual accounts: one promise, not one per account.
-    const known = this.knownRecordsOf(accounts);
-    return known !== undefined ? Promise.resolve(known) : Promise.all(accounts.map((a) => this.recordOf(a)));
-  }
-
-  /** The record of each account, in order, when every one is cached; else undefined (recordsOf reads them). */
-  knownRecordsOf(accounts: readonly string[]): (DelegationRecord | null)[] | undefined {
+  /**
+   * The delegation record of each account, in order; null where it is not delegated. Every
+   * one cached, as for an app's usual accounts, they are answered now: no promise, and no
+   * turn of the event loop before the call goes on.
+   */
+  recordsOf(accounts: readonly string[]): (DelegationRecord | null)[] | Promise<(DelegationRecord | null)[]> {
     const known: (DelegationRecord | null)[] = [];
     for (const account of accounts) {
       const hit = this.cache.get(account);
-      if (hit === undefined) return undefined;
+      if (hit === undefined) return Promise.all(accounts.map((a) => this.recordOf(a)));
       known.push(hit.record);
     }
     return known;
